@@ -1,0 +1,70 @@
+/**
+ * Checks a value against a zod schema and describes what failed without ever quoting the value:
+ * inputs are secret values as often as not.
+ */
+import * as z from 'zod/mini';
+import type { ValidationIssue } from './errors.js';
+
+/** The most bytes a POST or PATCH body may have (api-contract.md §8: "at most 1 MB"). */
+export const MAX_BODY_BYTES = 1_000_000;
+
+/** Result of {@link check}: the value on success, the issues otherwise. */
+export type CheckResult<T> =
+  | { readonly ok: true; readonly value: T }
+  | { readonly ok: false; readonly issues: readonly ValidationIssue[] };
+
+/**
+ * Validates `value` with `schema`. The caller's own object is returned on success (not zod's
+ * copy), so fields a newer server adds stay readable at run time.
+ */
+export function check<T>(
+  schema: z.ZodMiniType<T>,
+  value: unknown,
+  pathPrefix: ReadonlyArray<string | number> = [],
+): CheckResult<T> {
+  const result = z.safeParse(schema, value);
+  if (result.success) return { ok: true, value: value as T };
+  return {
+    ok: false,
+    issues: result.error.issues.map((issue) => ({
+      path: [
+        ...pathPrefix,
+        ...issue.path.map((key) => (typeof key === 'symbol' ? String(key) : key)),
+      ],
+      message: describe(issue, valueAt(value, issue.path)),
+    })),
+  };
+}
+
+// zod/mini ships no messages ("Invalid input"), and zod's full locale would add to the bundle;
+// these say what was expected and never echo what was received.
+function describe(issue: z.core.$ZodIssue, received: unknown): string {
+  if (issue.message && issue.message !== 'Invalid input') return issue.message;
+  switch (issue.code) {
+    case 'invalid_type':
+      return received === undefined ? 'is required' : `expected ${issue.expected}`;
+    case 'invalid_value':
+      return `expected one of ${issue.values.map((value) => JSON.stringify(value)).join(', ')}`;
+    case 'too_small':
+      return `must be at least ${String(issue.minimum)}${issue.origin === 'string' ? ' characters' : ''}`;
+    case 'too_big':
+      return `must be at most ${String(issue.maximum)}${issue.origin === 'string' ? ' characters' : ''}`;
+    case 'invalid_format':
+      return `has an invalid ${issue.format} format`;
+    case 'unrecognized_keys':
+      return `unknown field(s) ${issue.keys.join(', ')}`;
+    case 'invalid_union':
+      return 'matches none of the allowed shapes';
+    default:
+      return 'is invalid';
+  }
+}
+
+function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
+  let current = root;
+  for (const key of path) {
+    if (typeof current !== 'object' || current === null) return undefined;
+    current = (current as Record<PropertyKey, unknown>)[key];
+  }
+  return current;
+}

@@ -1,0 +1,80 @@
+/**
+ * `@secrets-vault/sdk`: the TypeScript client of the Secrets Vault Service.
+ *
+ * @packageDocumentation
+ */
+
+export { type ClientOptions, SecretsVault } from './client.js';
+export { APIPromise, type APIResponse } from './core/api-promise.js';
+export {
+  APIConnectionError,
+  APIError,
+  type APIErrorInit,
+  APITimeoutError,
+  APIUserAbortError,
+  AuthenticationError,
+  BadRequestError,
+  ConflictError,
+  IdempotencyInProgressError,
+  IdempotencyKeyReuseError,
+  InternalServerError,
+  InvalidCursorError,
+  NotFoundError,
+  PayloadTooLargeError,
+  PermissionDeniedError,
+  RateLimitError,
+  RequestValidationError,
+  ResponseValidationError,
+  SecretsVaultError,
+  UnprocessableEntityError,
+  type ValidationIssue,
+} from './core/errors.js';
+export type { RequestOptions } from './core/http.js';
+export { Page, PagePromise, type ToArrayOptions } from './core/pagination.js';
+export { Audit, AuditEntry, AuditListParams } from './resources/audit.js';
+export {
+  Invitation,
+  InvitationCreateParams,
+  InvitationListParams,
+  Invitations,
+  Org,
+  Organization,
+  OrgMember,
+  OrgMemberListParams,
+  OrgMembers,
+  OrgMemberUpdateParams,
+} from './resources/org.js';
+export {
+  Secret,
+  SecretCreateParams,
+  SecretListParams,
+  Secrets,
+  SecretUpdateParams,
+  SecretValue,
+  SecretWithValue,
+} from './resources/secrets.js';
+export { ListParams, User, VaultRole } from './resources/shared.js';
+export {
+  Team,
+  TeamCreateParams,
+  TeamListParams,
+  TeamMember,
+  TeamMemberCreateParams,
+  TeamMemberListParams,
+  TeamMembers,
+  Teams,
+  TeamUpdateParams,
+} from './resources/teams.js';
+export {
+  Vault,
+  VaultCreateParams,
+  VaultListParams,
+  VaultMember,
+  VaultMemberCreateParams,
+  VaultMemberListParams,
+  VaultMembers,
+  VaultMemberUpdateParams,
+  VaultMemberUpdateResponse,
+  Vaults,
+  VaultUpdateParams,
+} from './resources/vaults.js';

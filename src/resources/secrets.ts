@@ -1,0 +1,203 @@
+/**
+ * Secrets (api-contract.md §2 "Secret", §3, §4 "Secrets"). A secret's value is an object of
+ * strings; it is returned only by `getValue` and `listValues`, and never appears in an error.
+ */
+import * as z from 'zod/mini';
+import type { APIPromise } from '../core/api-promise.js';
+import type { RequestOptions } from '../core/http.js';
+import type { PagePromise } from '../core/pagination.js';
+import { APIResource, ListParams } from './shared.js';
+
+/** The metadata of a secret, without its value. */
+export const Secret = z.object({
+  id: z.string(),
+  vault_id: z.string(),
+  name: z.string(),
+  /** A short kind label such as `generic` or `login`; any string may appear. */
+  type: z.string(),
+  expired_at: z.nullable(z.string()),
+  delete_after_expired: z.boolean(),
+  /** True once the secret has been archived by {@link Secrets.delete}. */
+  is_archived: z.boolean(),
+  created_at: z.string(),
+});
+/** The metadata of a secret, without its value. */
+export type Secret = z.infer<typeof Secret>;
+
+/** A secret's value: names mapped to string values, such as `{ username, password }`. */
+export const SecretValue = z.record(z.string(), z.string());
+/** A secret's value: names mapped to string values, such as `{ username, password }`. */
+export type SecretValue = z.infer<typeof SecretValue>;
+
+/** A secret's metadata together with its decrypted value. */
+export const SecretWithValue = z.extend(Secret, { value: SecretValue });
+/** A secret's metadata together with its decrypted value. */
+export type SecretWithValue = z.infer<typeof SecretWithValue>;
+
+/** Body of {@link Secrets.create}: a name and a value, and optionally a type and an expiry. */
+export const SecretCreateParams = z.object({
+  name: z.string(),
+  value: SecretValue,
+  type: z.optional(z.string()),
+  expired_at: z.optional(z.nullable(z.string())),
+  delete_after_expired: z.optional(z.boolean()),
+});
+/** Body of {@link Secrets.create}: a name and a value, and optionally a type and an expiry. */
+export type SecretCreateParams = z.infer<typeof SecretCreateParams>;
+
+/** Body of {@link Secrets.update}: a new name, and/or a value that replaces the whole stored value. */
+export const SecretUpdateParams = z.object({
+  name: z.optional(z.string()),
+  value: z.optional(SecretValue),
+});
+/** Body of {@link Secrets.update}: a new name, and/or a value that replaces the whole stored value. */
+export type SecretUpdateParams = z.infer<typeof SecretUpdateParams>;
+
+/** Query parameters of {@link Secrets.list}. */
+export const SecretListParams = ListParams;
+/** Query parameters of {@link Secrets.list}. */
+export type SecretListParams = ListParams;
+
+/** The strings of a value the caller sent, so an error can never echo them back. */
+function valueStrings(params: unknown): string[] {
+  const value = (params as { value?: unknown } | null | undefined)?.value;
+  if (typeof value !== 'object' || value === null) return [];
+  return Object.values(value).filter((item): item is string => typeof item === 'string');
+}
+
+/** Secrets: `client.secrets`. */
+export class Secrets extends APIResource {
+  /**
+   * Lists the live secrets of a vault (metadata only, no values), newest first.
+   *
+   * @example
+   * ```ts
+   * for await (const secret of client.secrets.list(vaultId)) console.log(secret.name);
+   * ```
+   */
+  list(
+    vaultId: string,
+    params: SecretListParams = {},
+    options?: RequestOptions,
+  ): PagePromise<Secret> {
+    return this.core.list({
+      method: 'GET',
+      path: '/vaults/{vaultId}/secrets',
+      pathParams: { vaultId },
+      query: { value: params, schema: SecretListParams },
+      expected: { kind: 'page', schema: Secret },
+      options,
+    });
+  }
+
+  /**
+   * Creates a secret in a vault and returns its metadata (never the value). Sent with an
+   * `Idempotency-Key`, so retries never create a second secret.
+   *
+   * @example
+   * ```ts
+   * const secret = await client.secrets.create(vaultId, {
+   *   name: 'stripe',
+   *   value: { api_key: process.env.STRIPE_KEY ?? '' },
+   *   type: 'api_key',
+   * });
+   * ```
+   */
+  create(
+    vaultId: string,
+    params: SecretCreateParams,
+    options?: RequestOptions,
+  ): APIPromise<Secret> {
+    return this.core.request({
+      method: 'POST',
+      path: '/vaults/{vaultId}/secrets',
+      pathParams: { vaultId },
+      body: { value: params, schema: SecretCreateParams },
+      sensitive: valueStrings(params),
+      idempotent: true,
+      expected: { kind: 'data', schema: Secret },
+      options,
+    });
+  }
+
+  /**
+   * Renames a secret and/or replaces its whole value (keys are not merged).
+   *
+   * @example
+   * ```ts
+   * await client.secrets.update(secretId, { value: { password: newPassword } });
+   * ```
+   */
+  update(
+    secretId: string,
+    params: SecretUpdateParams,
+    options?: RequestOptions,
+  ): APIPromise<Secret> {
+    return this.core.request({
+      method: 'PATCH',
+      path: '/secrets/{secretId}',
+      pathParams: { secretId },
+      body: { value: params, schema: SecretUpdateParams },
+      sensitive: valueStrings(params),
+      expected: { kind: 'data', schema: Secret },
+      options,
+    });
+  }
+
+  /**
+   * Archives a secret (a soft delete): it leaves listings and the values endpoint.
+   *
+   * @example
+   * ```ts
+   * await client.secrets.delete(secretId);
+   * ```
+   */
+  delete(secretId: string, options?: RequestOptions): APIPromise<void> {
+    return this.core.request({
+      method: 'DELETE',
+      path: '/secrets/{secretId}',
+      pathParams: { secretId },
+      expected: { kind: 'nothing' },
+      options,
+    });
+  }
+
+  /**
+   * Reads one secret with its decrypted value.
+   *
+   * @example
+   * ```ts
+   * const { value } = await client.secrets.getValue(secretId);
+   * connect(value.username, value.password);
+   * ```
+   */
+  getValue(secretId: string, options?: RequestOptions): APIPromise<SecretWithValue> {
+    return this.core.request({
+      method: 'GET',
+      path: '/secrets/{secretId}/value',
+      pathParams: { secretId },
+      expected: { kind: 'data', schema: SecretWithValue },
+      options,
+    });
+  }
+
+  /**
+   * Reads every live secret of a vault with its value, in one call (not paginated): what a job
+   * needs at startup.
+   *
+   * @example
+   * ```ts
+   * const secrets = await client.secrets.listValues(vaultId);
+   * const config = Object.fromEntries(secrets.map((secret) => [secret.name, secret.value]));
+   * ```
+   */
+  listValues(vaultId: string, options?: RequestOptions): APIPromise<SecretWithValue[]> {
+    return this.core.request({
+      method: 'GET',
+      path: '/vaults/{vaultId}/secrets/values',
+      pathParams: { vaultId },
+      expected: { kind: 'data', schema: z.array(SecretWithValue) },
+      options,
+    });
+  }
+}

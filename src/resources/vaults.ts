@@ -1,0 +1,278 @@
+/**
+ * Vaults and their members (api-contract.md §2 "Vault", "Vault member"; §4 "Vaults",
+ * "Vault members").
+ */
+import * as z from 'zod/mini';
+import type { APIPromise } from '../core/api-promise.js';
+import type { RequestOptions } from '../core/http.js';
+import type { PagePromise } from '../core/pagination.js';
+import { APIResource, HexColor, ListParams, User, VaultRole } from './shared.js';
+
+/** A vault: a named container of secrets, owned by an organization and maybe a team. */
+export const Vault = z.object({
+  id: z.string(),
+  org_id: z.string(),
+  name: z.string(),
+  icon_index: z.number(),
+  color: z.string(),
+  team_id: z.nullable(z.string()),
+  /** The caller's own role on this vault. */
+  role: VaultRole,
+  created_at: z.string(),
+});
+/** A vault: a named container of secrets, owned by an organization and maybe a team. */
+export type Vault = z.infer<typeof Vault>;
+
+/** Body of {@link Vaults.create}: a `name`, and optionally a team, icon and colour. */
+export const VaultCreateParams = z.object({
+  name: z.string(),
+  team_id: z.optional(z.nullable(z.string())),
+  icon_index: z.optional(z.int()),
+  color: z.optional(HexColor),
+});
+/** Body of {@link Vaults.create}: a `name`, and optionally a team, icon and colour. */
+export type VaultCreateParams = z.infer<typeof VaultCreateParams>;
+
+/** Body of {@link Vaults.update}: omitted fields keep their value; `team_id: null` leaves the team. */
+export const VaultUpdateParams = z.object({
+  name: z.optional(z.string()),
+  team_id: z.optional(z.nullable(z.string())),
+  icon_index: z.optional(z.int()),
+  color: z.optional(HexColor),
+});
+/** Body of {@link Vaults.update}: omitted fields keep their value; `team_id: null` leaves the team. */
+export type VaultUpdateParams = z.infer<typeof VaultUpdateParams>;
+
+/** Query parameters of {@link Vaults.list}. */
+export const VaultListParams = ListParams;
+/** Query parameters of {@link Vaults.list}. */
+export type VaultListParams = ListParams;
+
+/** A user's membership of a vault, with their role on it. */
+export const VaultMember = z.object({
+  id: z.string(),
+  vault_id: z.string(),
+  user: User,
+  role: VaultRole,
+  created_at: z.string(),
+});
+/** A user's membership of a vault, with their role on it. */
+export type VaultMember = z.infer<typeof VaultMember>;
+
+/** Body of {@link VaultMembers.create}: the user to add and their role. */
+export const VaultMemberCreateParams = z.object({ user_id: z.string(), role: VaultRole });
+/** Body of {@link VaultMembers.create}: the user to add and their role. */
+export type VaultMemberCreateParams = z.infer<typeof VaultMemberCreateParams>;
+
+/** Body of {@link VaultMembers.update}: the member's new role. */
+export const VaultMemberUpdateParams = z.object({ role: VaultRole });
+/** Body of {@link VaultMembers.update}: the member's new role. */
+export type VaultMemberUpdateParams = z.infer<typeof VaultMemberUpdateParams>;
+
+/** What {@link VaultMembers.update} returns: only `id`, `vault_id` and `role`, not the full member. */
+export const VaultMemberUpdateResponse = z.object({
+  id: z.string(),
+  vault_id: z.string(),
+  role: VaultRole,
+});
+/** What {@link VaultMembers.update} returns: only `id`, `vault_id` and `role`, not the full member. */
+export type VaultMemberUpdateResponse = z.infer<typeof VaultMemberUpdateResponse>;
+
+/** Query parameters of {@link VaultMembers.list}. */
+export const VaultMemberListParams = ListParams;
+/** Query parameters of {@link VaultMembers.list}. */
+export type VaultMemberListParams = ListParams;
+
+/** The members of a vault: `client.vaults.members`. */
+export class VaultMembers extends APIResource {
+  /**
+   * Lists the members of a vault, newest first.
+   *
+   * @example
+   * ```ts
+   * for await (const member of client.vaults.members.list(vaultId)) {
+   *   console.log(member.user.email, member.role);
+   * }
+   * ```
+   */
+  list(
+    vaultId: string,
+    params: VaultMemberListParams = {},
+    options?: RequestOptions,
+  ): PagePromise<VaultMember> {
+    return this.core.list({
+      method: 'GET',
+      path: '/vaults/{vaultId}/members',
+      pathParams: { vaultId },
+      query: { value: params, schema: VaultMemberListParams },
+      expected: { kind: 'page', schema: VaultMember },
+      options,
+    });
+  }
+
+  /**
+   * Adds a user to a vault with a role. Sent with an `Idempotency-Key`, so retries never add twice.
+   *
+   * @example
+   * ```ts
+   * const member = await client.vaults.members.create(vaultId, { user_id: userId, role: 'editor' });
+   * ```
+   */
+  create(
+    vaultId: string,
+    params: VaultMemberCreateParams,
+    options?: RequestOptions,
+  ): APIPromise<VaultMember> {
+    return this.core.request({
+      method: 'POST',
+      path: '/vaults/{vaultId}/members',
+      pathParams: { vaultId },
+      body: { value: params, schema: VaultMemberCreateParams },
+      idempotent: true,
+      expected: { kind: 'data', schema: VaultMember },
+      options,
+    });
+  }
+
+  /**
+   * Changes a member's role on a vault.
+   *
+   * @example
+   * ```ts
+   * const { role } = await client.vaults.members.update(vaultId, memberId, { role: 'admin' });
+   * ```
+   */
+  update(
+    vaultId: string,
+    memberId: string,
+    params: VaultMemberUpdateParams,
+    options?: RequestOptions,
+  ): APIPromise<VaultMemberUpdateResponse> {
+    return this.core.request({
+      method: 'PATCH',
+      path: '/vaults/{vaultId}/members/{memberId}',
+      pathParams: { vaultId, memberId },
+      body: { value: params, schema: VaultMemberUpdateParams },
+      expected: { kind: 'data', schema: VaultMemberUpdateResponse },
+      options,
+    });
+  }
+
+  /**
+   * Removes a member from a vault.
+   *
+   * @example
+   * ```ts
+   * await client.vaults.members.delete(vaultId, memberId);
+   * ```
+   */
+  delete(vaultId: string, memberId: string, options?: RequestOptions): APIPromise<void> {
+    return this.core.request({
+      method: 'DELETE',
+      path: '/vaults/{vaultId}/members/{memberId}',
+      pathParams: { vaultId, memberId },
+      expected: { kind: 'nothing' },
+      options,
+    });
+  }
+}
+
+/** Vaults: `client.vaults`. */
+export class Vaults extends APIResource {
+  /** The members of a vault and their roles. */
+  readonly members: VaultMembers = new VaultMembers(this.core);
+
+  /**
+   * Lists every vault visible to the caller, newest first.
+   *
+   * @example
+   * ```ts
+   * for await (const vault of client.vaults.list()) console.log(vault.name);
+   * const firstPage = await client.vaults.list({ limit: 10 });
+   * ```
+   */
+  list(params: VaultListParams = {}, options?: RequestOptions): PagePromise<Vault> {
+    return this.core.list({
+      method: 'GET',
+      path: '/vaults',
+      query: { value: params, schema: VaultListParams },
+      expected: { kind: 'page', schema: Vault },
+      options,
+    });
+  }
+
+  /**
+   * Creates a vault; the caller becomes its admin. Sent with an `Idempotency-Key`, so retries
+   * never create a second vault.
+   *
+   * @example
+   * ```ts
+   * const vault = await client.vaults.create({ name: 'Payments', color: '#0EA5E9' });
+   * ```
+   */
+  create(params: VaultCreateParams, options?: RequestOptions): APIPromise<Vault> {
+    return this.core.request({
+      method: 'POST',
+      path: '/vaults',
+      body: { value: params, schema: VaultCreateParams },
+      idempotent: true,
+      expected: { kind: 'data', schema: Vault },
+      options,
+    });
+  }
+
+  /**
+   * Fetches one vault.
+   *
+   * @example
+   * ```ts
+   * const vault = await client.vaults.get(vaultId);
+   * ```
+   */
+  get(vaultId: string, options?: RequestOptions): APIPromise<Vault> {
+    return this.core.request({
+      method: 'GET',
+      path: '/vaults/{vaultId}',
+      pathParams: { vaultId },
+      expected: { kind: 'data', schema: Vault },
+      options,
+    });
+  }
+
+  /**
+   * Changes a vault's name, team, icon or colour; omitted fields keep their value.
+   *
+   * @example
+   * ```ts
+   * const vault = await client.vaults.update(vaultId, { team_id: null });
+   * ```
+   */
+  update(vaultId: string, params: VaultUpdateParams, options?: RequestOptions): APIPromise<Vault> {
+    return this.core.request({
+      method: 'PATCH',
+      path: '/vaults/{vaultId}',
+      pathParams: { vaultId },
+      body: { value: params, schema: VaultUpdateParams },
+      expected: { kind: 'data', schema: Vault },
+      options,
+    });
+  }
+
+  /**
+   * Deletes a vault.
+   *
+   * @example
+   * ```ts
+   * await client.vaults.delete(vaultId);
+   * ```
+   */
+  delete(vaultId: string, options?: RequestOptions): APIPromise<void> {
+    return this.core.request({
+      method: 'DELETE',
+      path: '/vaults/{vaultId}',
+      pathParams: { vaultId },
+      expected: { kind: 'nothing' },
+      options,
+    });
+  }
+}
