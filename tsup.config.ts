@@ -1,7 +1,11 @@
 import { defineConfig } from 'tsup';
 
 export default defineConfig({
-  entry: { index: 'src/index.ts' },
+  entry: {
+    index: 'src/index.ts',
+    'mock/index': 'src/mock/index.ts',
+    'mock/node': 'src/mock/node.ts',
+  },
   format: ['esm', 'cjs'],
   dts: true,
   sourcemap: true,
@@ -9,5 +13,6 @@ export default defineConfig({
   treeshake: true,
   target: 'es2022',
   platform: 'neutral',
-  external: ['ky', 'zod', 'msw'],
+  removeNodeProtocol: false,
+  external: ['ky', 'zod', 'msw', /^node:/],
 });

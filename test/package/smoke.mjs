@@ -12,13 +12,35 @@ for (const sdk of [esm, cjs]) {
   assert.equal(typeof sdk.SecretsVault, 'function');
   const client = new sdk.SecretsVault({ baseUrl: 'https://vault.test', token: 'smoke-token' });
   for (const name of ['vaults', 'secrets', 'teams', 'org', 'audit']) assert.ok(client[name], name);
-  assert.ok(new sdk.NotFoundError({ status: 404, code: 'not_found', message: null, headers: new Headers() }) instanceof sdk.APIError);
+  assert.ok(
+    new sdk.NotFoundError({
+      status: 404,
+      code: 'not_found',
+      message: null,
+      headers: new Headers(),
+    }) instanceof sdk.APIError,
+  );
 }
 
-for (const file of ['dist/index.js', 'dist/index.cjs']) {
+const mockEsm = await import('@secrets-vault/sdk/mock');
+const mockCjs = require('@secrets-vault/sdk/mock');
+const nodeEsm = await import('@secrets-vault/sdk/mock/node');
+const nodeCjs = require('@secrets-vault/sdk/mock/node');
+for (const mock of [mockEsm, mockCjs]) assert.equal(typeof mock.createVaultMock, 'function');
+for (const node of [nodeEsm, nodeCjs]) assert.equal(typeof node.serveVaultMock, 'function');
+
+// The client and the browser half of the mock must bundle for browsers and edge workers.
+for (const file of [
+  'dist/index.js',
+  'dist/index.cjs',
+  'dist/mock/index.js',
+  'dist/mock/index.cjs',
+]) {
   const source = readFileSync(new URL(`../../${file}`, import.meta.url), 'utf8');
   assert.doesNotMatch(source, /["']node:/, `${file} must not import node: modules`);
-  assert.doesNotMatch(source, /new Function|\beval\(/, `${file} must run under a strict CSP`);
+  if (!file.includes('mock')) {
+    assert.doesNotMatch(source, /new Function|\beval\(/, `${file} must run under a strict CSP`);
+  }
 }
 
-console.log('package smoke test: ESM and CJS entry points load; no node: imports');
+console.log('package smoke test: every entry point loads as ESM and CJS; no node: imports');
