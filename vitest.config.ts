@@ -1,12 +1,24 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
+const source = (path: string) => fileURLToPath(new URL(path, import.meta.url));
+
 export default defineConfig({
+  resolve: {
+    // Examples import the package by name, as users do; tests run them against the sources.
+    alias: [
+      { find: '@secrets-vault/sdk/mock/node', replacement: source('./src/mock/node.ts') },
+      { find: '@secrets-vault/sdk/mock', replacement: source('./src/mock/index.ts') },
+      { find: /^@secrets-vault\/sdk$/, replacement: source('./src/index.ts') },
+    ],
+  },
   test: {
     // CI reads its pass/fail counts from this report (see .ci/run).
     reporters: ['default', ['json', { outputFile: 'reports/vitest.json' }]],
     projects: [
       {
         // The client against hand-written MSW responses (test/setup.ts starts the server).
+        extends: true,
         test: {
           name: 'client',
           include: ['test/*.test.ts', 'test/core/**/*.test.ts', 'test/resources/**/*.test.ts'],
@@ -21,9 +33,10 @@ export default defineConfig({
       },
       {
         // The stateful mock, over real fetch: each file sets up its own transport.
+        extends: true,
         test: {
           name: 'mock',
-          include: ['test/mock/**/*.test.ts', 'test/e2e/**/*.test.ts'],
+          include: ['test/mock/**/*.test.ts', 'test/e2e/**/*.test.ts', 'examples/**/*.test.ts'],
           environment: 'node',
         },
       },
