@@ -3,6 +3,8 @@
  */
 import { SecretsVaultError } from './core/errors.js';
 import { describeMaxRetries, describeTimeout, HttpCore } from './core/http.js';
+import { isLogLevel, LevelLogger, type Logger, type LogLevel } from './core/logger.js';
+import { RetryBudget, type RetryBudgetOptions } from './core/retry.js';
 import { Audit } from './resources/audit.js';
 import { Org } from './resources/org.js';
 import { Secrets } from './resources/secrets.js';
@@ -29,10 +31,34 @@ export interface ClientOptions {
    */
   readonly timeout?: number | undefined;
   /**
+   * Milliseconds allowed for a whole call, retries and backoff waits included; unlimited when
+   * unset (each attempt still has `timeout`).
+   */
+  readonly totalTimeout?: number | undefined;
+  /**
    * How many times a failed request is retried (only where it is safe: see the README).
    * @default 2
    */
   readonly maxRetries?: number | undefined;
+  /**
+   * The retry budget shared by every call of this client: retries spend tokens and successes
+   * refill them, so when most recent attempts fail the client stops retrying and fails fast
+   * instead of multiplying the load on a struggling service. `false` turns it off.
+   * @default { capacity: 500, retryCost: 5, timeoutCost: 10 }
+   */
+  readonly retryBudget?: RetryBudgetOptions | false | undefined;
+  /**
+   * Where to send log lines (method, path, status, attempt, duration, request id, idempotency
+   * key; never headers, bodies, tokens or secret values).
+   * @default console
+   */
+  readonly logger?: Logger | undefined;
+  /**
+   * How much to log.
+   * @default process.env.SECRETS_VAULT_LOG where `process` exists, else `'info'` when a
+   *   `logger` is given and `'off'` otherwise
+   */
+  readonly logLevel?: LogLevel | undefined;
   /**
    * A `fetch` to send requests with, for example one that adds tracing.
    * @default globalThis.fetch
@@ -105,19 +131,32 @@ export class SecretsVault {
       );
     }
     const timeout = options.timeout ?? DEFAULT_TIMEOUT_MS;
+    const { totalTimeout } = options;
     const maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
     const timeoutIssue = describeTimeout(timeout);
     if (timeoutIssue) throw new SecretsVaultError(`Invalid option \`timeout\`: ${timeoutIssue}`);
+    const totalIssue = totalTimeout === undefined ? undefined : describeTimeout(totalTimeout);
+    if (totalIssue) throw new SecretsVaultError(`Invalid option \`totalTimeout\`: ${totalIssue}`);
     const retriesIssue = describeMaxRetries(maxRetries);
     if (retriesIssue) throw new SecretsVaultError(`Invalid option \`maxRetries\`: ${retriesIssue}`);
+    const envLevel = readEnv('SECRETS_VAULT_LOG');
+    const logLevel = options.logLevel ?? envLevel ?? (options.logger ? 'info' : 'off');
+    if (!isLogLevel(logLevel)) {
+      throw new SecretsVaultError(
+        'Invalid log level: `logLevel` (or SECRETS_VAULT_LOG) must be off, error, warn, info or debug',
+      );
+    }
 
     const core = new HttpCore({
       baseUrl,
       token,
       timeout,
+      totalTimeout,
       maxRetries,
       headers: { ...options.headers },
       ...(options.fetch ? { fetch: options.fetch } : {}),
+      retryBudget: options.retryBudget === false ? undefined : new RetryBudget(options.retryBudget),
+      logger: logLevel === 'off' ? undefined : new LevelLogger(options.logger ?? console, logLevel),
     });
     this.vaults = new Vaults(core);
     this.secrets = new Secrets(core);

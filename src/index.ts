@@ -12,6 +12,7 @@ export {
   type APIErrorInit,
   APITimeoutError,
   APIUserAbortError,
+  type AttemptDetails,
   AuthenticationError,
   BadRequestError,
   ConflictError,
@@ -30,7 +31,9 @@ export {
   type ValidationIssue,
 } from './core/errors.js';
 export type { RequestOptions } from './core/http.js';
+export type { LogFields, Logger, LogLevel } from './core/logger.js';
 export { Page, PagePromise, type ToArrayOptions } from './core/pagination.js';
+export type { RetryBudgetOptions } from './core/retry.js';
 export { Audit, AuditEntry, AuditListParams } from './resources/audit.js';
 export {
   Invitation,

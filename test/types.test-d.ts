@@ -2,27 +2,27 @@
  * Type tests: compiled by vitest's typecheck (and `npm run typecheck`), never run.
  */
 import { describe, expectTypeOf, it } from 'vitest';
-import {
-  type APIPromise,
-  type APIResponse,
-  type AuditEntry,
-  type AuditListParams,
-  type Invitation,
-  type Organization,
-  type OrgMember,
-  type Page,
-  type PagePromise,
-  type RequestOptions,
-  type Secret,
+import type {
+  APIPromise,
+  APIResponse,
+  AuditEntry,
+  AuditListParams,
+  Invitation,
+  Organization,
+  OrgMember,
+  Page,
+  PagePromise,
+  RequestOptions,
+  Secret,
   SecretsVault,
-  type SecretWithValue,
-  type Team,
-  type TeamMember,
-  type Vault,
-  type VaultCreateParams,
-  type VaultMember,
-  type VaultMemberUpdateResponse,
-  type VaultRole,
+  SecretWithValue,
+  Team,
+  TeamMember,
+  Vault,
+  VaultCreateParams,
+  VaultMember,
+  VaultMemberUpdateResponse,
+  VaultRole,
 } from '../src/index.js';
 
 declare const client: SecretsVault;

@@ -32,6 +32,20 @@ export interface APIErrorInit {
   readonly message: string | null;
   /** Response headers. */
   readonly headers: Headers;
+  /** How many attempts the call made, retries included. @default 1 */
+  readonly attempts?: number;
+  /** The `Idempotency-Key` the call sent, when it sent one. @default null */
+  readonly idempotencyKey?: string | null;
+}
+
+/** What a failed call tried: how many attempts, and under which idempotency key. */
+export interface AttemptDetails {
+  /** How many attempts the call made, retries included. @default 1 */
+  readonly attempts?: number;
+  /** The `Idempotency-Key` the call sent, when it sent one. @default null */
+  readonly idempotencyKey?: string | null;
+  /** The underlying failure, such as the runtime's network error (never a request). */
+  readonly cause?: Error;
 }
 
 /**
@@ -48,6 +62,10 @@ export class APIError extends SecretsVaultError {
   readonly requestId: string | null;
   /** Response headers. */
   readonly headers: Headers;
+  /** How many attempts the call made before this answer, retries included. */
+  readonly attempts: number;
+  /** The `Idempotency-Key` the call sent (the same on every attempt), or `null`. */
+  readonly idempotencyKey: string | null;
 
   constructor(init: APIErrorInit) {
     super(init.message ?? `Request failed with status ${init.status}`);
@@ -55,6 +73,8 @@ export class APIError extends SecretsVaultError {
     this.code = init.code;
     this.headers = init.headers;
     this.requestId = init.headers.get('x-request-id');
+    this.attempts = init.attempts ?? 1;
+    this.idempotencyKey = init.idempotencyKey ?? null;
   }
 }
 
@@ -128,9 +148,18 @@ export class InternalServerError extends APIError {
 /** No response arrived: DNS, refused or reset connection, offline. */
 export class APIConnectionError extends SecretsVaultError {
   override name = 'APIConnectionError';
+  /** How many attempts the call made, retries included. */
+  readonly attempts: number;
+  /** The `Idempotency-Key` the call sent (the same on every attempt), or `null`. */
+  readonly idempotencyKey: string | null;
 
-  constructor(message = 'Connection error: no response was received', options?: ErrorOptions) {
-    super(message, options);
+  constructor(
+    message = 'Connection error: no response was received',
+    details: AttemptDetails = {},
+  ) {
+    super(message, details.cause ? { cause: details.cause } : undefined);
+    this.attempts = details.attempts ?? 1;
+    this.idempotencyKey = details.idempotencyKey ?? null;
   }
 }
 
@@ -138,8 +167,8 @@ export class APIConnectionError extends SecretsVaultError {
 export class APITimeoutError extends APIConnectionError {
   override name = 'APITimeoutError';
 
-  constructor(message = 'Request timed out') {
-    super(message);
+  constructor(message = 'Request timed out', details: AttemptDetails = {}) {
+    super(message, details);
   }
 }
 
@@ -245,12 +274,13 @@ export function makeAPIError(
   headers: Headers,
   body: unknown,
   sensitive: readonly string[],
+  details: Omit<AttemptDetails, 'cause'> = {},
 ): APIError {
   const envelope = readFailureEnvelope(status, body);
   const code = envelope?.errorCode ?? null;
   const message = envelope?.message == null ? null : redact(envelope.message, sensitive);
   const ErrorClass = classFor(status, code);
-  return new ErrorClass({ status, code, message, headers });
+  return new ErrorClass({ status, code, message, headers, ...details });
 }
 
 function readFailureEnvelope(
@@ -289,7 +319,7 @@ export function redact(text: string, sensitive: readonly string[]): string {
 }
 
 /** Reads `Retry-After` as seconds, from delta-seconds or an HTTP date. */
-function parseRetryAfter(value: string | null): number | null {
+export function parseRetryAfter(value: string | null): number | null {
   if (value === null || value.trim() === '') return null;
   const seconds = Number(value);
   if (Number.isFinite(seconds)) return Math.max(0, seconds);

@@ -1,24 +1,24 @@
 /**
  * The one request path: every method of every resource goes through {@link HttpCore.request} or
  * {@link HttpCore.list}. It checks input before anything is sent, builds the URL, sends through
- * ky (which owns timeouts and retries), and turns whatever comes back into data or one of our
- * errors.
+ * ky (which owns timeouts, backoff and retries), and turns whatever comes back into data or one
+ * of our errors.
  */
 import ky, {
   type BeforeErrorState,
+  type BeforeRetryState,
   HTTPError,
-  isHTTPError,
   isNetworkError,
   isTimeoutError,
   type KyInstance,
   type Options as KyOptions,
-  type ShouldRetryState,
 } from 'ky';
 import type * as z from 'zod/mini';
 import { APIPromise, type APIResponse } from './api-promise.js';
 import { type Expected, type PageBody, readSuccess } from './envelope.js';
 import {
   APIConnectionError,
+  APIError,
   APITimeoutError,
   APIUserAbortError,
   makeAPIError,
@@ -28,7 +28,9 @@ import {
   type ValidationIssue,
 } from './errors.js';
 import { resolveIdempotencyKey } from './idempotency.js';
+import type { LevelLogger } from './logger.js';
 import { Page, PagePromise } from './pagination.js';
+import { type RetryBudget, type RetryCall, retryOptions } from './retry.js';
 import { check, MAX_BODY_BYTES } from './validation.js';
 
 /**
@@ -44,6 +46,8 @@ export interface RequestOptions {
   readonly signal?: AbortSignal;
   /** Milliseconds allowed for each attempt. @default the client's `timeout` */
   readonly timeout?: number;
+  /** Milliseconds allowed for the whole call, retries and waits included. @default the client's `totalTimeout` */
+  readonly totalTimeout?: number;
   /** Retries after the first attempt. @default the client's `maxRetries` */
   readonly maxRetries?: number;
   /** Extra headers for this call; they cannot replace `Authorization` or `Idempotency-Key`. */
@@ -61,9 +65,12 @@ export interface HttpCoreConfig {
   readonly baseUrl: string;
   readonly token: string;
   readonly timeout: number;
+  readonly totalTimeout: number | undefined;
   readonly maxRetries: number;
   readonly headers: Readonly<Record<string, string>>;
   readonly fetch?: typeof globalThis.fetch;
+  readonly retryBudget: RetryBudget | undefined;
+  readonly logger: LevelLogger | undefined;
 }
 
 type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
@@ -87,16 +94,19 @@ interface RouteSpec<T> {
   readonly options?: RequestOptions | undefined;
 }
 
-/** Hook context of one call: what our single error hook needs to know about it. */
-interface CallContext extends Record<string, unknown> {
+/** One call as it goes: what the retry decision, the logs and the error hook need. */
+interface Call extends RetryCall {
+  readonly method: Method;
+  /** Path and query, for logs. */
+  readonly target: string;
+  readonly idempotencyKey: string | null;
   readonly sensitive: readonly string[];
-  readonly signal: AbortSignal | undefined;
+  readonly logger: LevelLogger | undefined;
+  attempts: number;
 }
 
-const RETRIED_METHODS = ['get', 'patch', 'delete', 'post'];
-// 408, 429 and every 5xx; 409 is decided by its errorCode in `shouldRetry`.
-const RETRIED_STATUSES = [408, 429, ...Array.from({ length: 100 }, (_, i) => 500 + i)];
-const MAX_RETRY_AFTER_MS = 60_000;
+/** The largest success body read; a bigger one is refused rather than buffered. */
+const MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
 
 /** @internal The transport behind every resource; not part of the public API. */
 export class HttpCore {
@@ -108,9 +118,8 @@ export class HttpCore {
     this.#config = config;
     this.#apiRoot = `${config.baseUrl.replace(/\/+$/, '')}/v1`;
     this.#ky = ky.create({
-      ...(config.fetch ? { fetch: config.fetch } : {}),
       throwHttpErrors: true,
-      hooks: { beforeError: [toSdkError] },
+      hooks: { beforeRetry: [logRetry], beforeError: [toSdkError] },
     });
   }
 
@@ -143,7 +152,7 @@ export class HttpCore {
     const query = validated(spec.query, issues);
     const searchParams = cursor === undefined ? query : { ...query, cursor };
     const body = validated(spec.body, issues);
-    const callSettings = resolveCallSettings(this.#config, options, issues);
+    const settings = resolveCallSettings(this.#config, options, issues);
     let serializedBody: string | undefined;
     if (body !== undefined && issues.length === 0) {
       serializedBody = JSON.stringify(body);
@@ -156,9 +165,12 @@ export class HttpCore {
     headers.set('Accept', 'application/json');
     headers.set('Authorization', `Bearer ${this.#config.token}`);
     headers.delete('Idempotency-Key');
+    headers.delete('Content-Type');
+    let idempotencyKey: string | null = null;
     if (spec.idempotent) {
       try {
-        headers.set('Idempotency-Key', resolveIdempotencyKey(options.idempotencyKey));
+        idempotencyKey = resolveIdempotencyKey(options.idempotencyKey);
+        headers.set('Idempotency-Key', idempotencyKey);
       } catch (error) {
         if (!(error instanceof RequestValidationError)) throw error;
         issues.push(...error.issues);
@@ -167,35 +179,39 @@ export class HttpCore {
     if (serializedBody !== undefined) headers.set('Content-Type', 'application/json');
     if (issues.length > 0) throw new RequestValidationError(issues);
 
-    const context: CallContext = {
+    const params = searchParams === undefined ? undefined : toSearchParams(searchParams);
+    const search = params?.toString();
+    const call: Call = {
+      method: spec.method,
+      target: new URL(url).pathname + (search ? `?${search}` : ''),
+      idempotencyKey,
       sensitive: [this.#config.token, ...(spec.sensitive ?? [])],
+      logger: this.#config.logger,
       signal: options.signal,
+      budget: this.#config.retryBudget,
+      spent: 0,
+      attempts: 0,
     };
     const kyOptions: KyOptions = {
       method: spec.method,
       headers,
       ...(serializedBody === undefined ? {} : { body: serializedBody }),
-      ...(searchParams === undefined ? {} : { searchParams: toSearchParams(searchParams) }),
+      ...(params === undefined ? {} : { searchParams: params }),
       ...(options.signal ? { signal: options.signal } : {}),
-      timeout: callSettings.timeout,
-      retry: {
-        limit: callSettings.maxRetries,
-        methods: RETRIED_METHODS,
-        statusCodes: RETRIED_STATUSES,
-        afterStatusCodes: RETRIED_STATUSES,
-        maxRetryAfter: MAX_RETRY_AFTER_MS,
-        // 0.5 s doubling to an 8 s cap, with full jitter (sdk-design.md "Retries").
-        delay: (attempt) => 500 * 2 ** (attempt - 1),
-        backoffLimit: 8_000,
-        jitter: true,
-        retryOnTimeout: true,
-        shouldRetry: (state) => shouldRetry(state, options.signal),
-      },
-      context,
+      timeout: settings.timeout,
+      totalTimeout: settings.totalTimeout ?? false,
+      retry: retryOptions(settings.maxRetries, call),
+      // Resolved per call, so a fetch patched after the client was made (as test tools do) is used.
+      fetch: countingFetch(
+        this.#config.fetch ?? ((input, init) => globalThis.fetch(input, init)),
+        call,
+      ),
+      context: { call },
     };
-    const responsePromise = this.#ky(url, kyOptions);
-    const [response, text] = await Promise.all([responsePromise, responsePromise.text()]);
+    const response = await this.#ky(url, kyOptions);
+    const text = await readText(response, settings.timeout, call);
     const data = readSuccess(response, text, spec.expected);
+    call.budget?.onSuccess(call.spent);
     return {
       data,
       response,
@@ -243,14 +259,17 @@ function resolveCallSettings(
   config: HttpCoreConfig,
   options: RequestOptions,
   issues: ValidationIssue[],
-): { timeout: number; maxRetries: number } {
+): { timeout: number; totalTimeout: number | undefined; maxRetries: number } {
   const timeout = options.timeout ?? config.timeout;
+  const totalTimeout = options.totalTimeout ?? config.totalTimeout;
   const maxRetries = options.maxRetries ?? config.maxRetries;
   const timeoutIssue = describeTimeout(timeout);
   if (timeoutIssue) issues.push({ path: ['timeout'], message: timeoutIssue });
+  const totalIssue = totalTimeout === undefined ? undefined : describeTimeout(totalTimeout);
+  if (totalIssue) issues.push({ path: ['totalTimeout'], message: totalIssue });
   const retriesIssue = describeMaxRetries(maxRetries);
   if (retriesIssue) issues.push({ path: ['maxRetries'], message: retriesIssue });
-  return { timeout, maxRetries };
+  return { timeout, totalTimeout, maxRetries };
 }
 
 /** @internal Why a `timeout` option is unusable, or undefined when it is fine. */
@@ -268,60 +287,148 @@ export function describeMaxRetries(value: unknown): string | undefined {
     : 'must be a whole number from 0 to 10';
 }
 
-// Only what cannot create twice is retried: GET, PATCH, DELETE, and POSTs with an
-// Idempotency-Key; a 409 only while the first request of the same key is still running.
-function shouldRetry(
-  state: ShouldRetryState,
-  signal: AbortSignal | undefined,
-): boolean | undefined {
-  const { error } = state;
-  if (signal?.aborted) return false;
-  const request =
-    isHTTPError(error) || isNetworkError(error) || isTimeoutError(error)
-      ? error.request
-      : undefined;
-  if (request?.method === 'POST' && !request.headers.has('idempotency-key')) return false;
-  if (isHTTPError(error) && error.response.status === 409) {
-    return envelopeCode(error.data) === 'idempotency_in_progress';
-  }
-  return undefined;
+/** Counts attempts and logs each one: ky calls this once per attempt, retries included. */
+function countingFetch(baseFetch: typeof globalThis.fetch, call: Call): typeof globalThis.fetch {
+  return async (input, init) => {
+    call.attempts += 1;
+    const fields = { method: call.method, path: call.target, attempt: call.attempts };
+    const started = Date.now();
+    call.logger?.log('debug', `→ ${call.method} ${call.target}`, {
+      ...fields,
+      idempotencyKey: call.idempotencyKey,
+    });
+    try {
+      const response = await baseFetch(input, init);
+      const status = response.status;
+      call.logger?.log(
+        status >= 400 ? 'warn' : 'info',
+        `← ${status} ${call.method} ${call.target}`,
+        {
+          ...fields,
+          status,
+          durationMs: Date.now() - started,
+          requestId: response.headers.get('x-request-id'),
+          idempotencyKey: call.idempotencyKey,
+        },
+      );
+      return response;
+    } catch (error) {
+      call.logger?.log('warn', `✕ ${call.method} ${call.target}`, {
+        ...fields,
+        durationMs: Date.now() - started,
+        reason: error instanceof Error ? error.name : 'Error',
+        idempotencyKey: call.idempotencyKey,
+      });
+      throw error;
+    }
+  };
 }
 
-function envelopeCode(data: unknown): unknown {
-  let body = data;
-  if (typeof body === 'string') {
-    try {
-      body = JSON.parse(body);
-    } catch {
-      return undefined;
+/**
+ * Reads a success body as text, bounded in size and time: a body larger than
+ * {@link MAX_RESPONSE_BYTES} or slower than the attempt timeout fails instead of exhausting
+ * memory or hanging the caller.
+ */
+async function readText(response: Response, timeoutMs: number, call: Call): Promise<string> {
+  if (response.body === null) return '';
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timedOut = new Promise<'timeout'>((resolve) => {
+    timer = setTimeout(() => resolve('timeout'), timeoutMs);
+  });
+  try {
+    for (;;) {
+      const chunk = await Promise.race([reader.read(), timedOut]);
+      if (chunk === 'timeout') {
+        void reader.cancel().catch(() => undefined);
+        throw new APITimeoutError(
+          'Timed out while reading the response body',
+          attemptDetails(call),
+        );
+      }
+      if (chunk.done) break;
+      size += chunk.value.byteLength;
+      if (size > MAX_RESPONSE_BYTES) {
+        void reader.cancel().catch(() => undefined);
+        throw new ResponseValidationError(response.status, response.headers, [
+          { path: [], message: `body is larger than ${MAX_RESPONSE_BYTES} bytes` },
+        ]);
+      }
+      chunks.push(chunk.value);
     }
+  } catch (error) {
+    if (error instanceof SecretsVaultError) throw error;
+    if (call.signal?.aborted) throw new APIUserAbortError();
+    throw new APIConnectionError('Connection error: the response body was cut off', {
+      ...attemptDetails(call),
+      ...(error instanceof Error ? { cause: error } : {}),
+    });
+  } finally {
+    clearTimeout(timer);
   }
-  return typeof body === 'object' && body !== null
-    ? (body as { errorCode?: unknown }).errorCode
-    : undefined;
+  const bytes = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return new TextDecoder().decode(bytes);
+}
+
+function attemptDetails(call: Call): { attempts: number; idempotencyKey: string | null } {
+  return { attempts: Math.max(call.attempts, 1), idempotencyKey: call.idempotencyKey };
+}
+
+function logRetry({ options, error, retryCount }: BeforeRetryState): void {
+  const { call } = options.context as { call?: Call };
+  call?.logger?.log('warn', `retrying ${call.method} ${call.target}`, {
+    method: call.method,
+    path: call.target,
+    attempt: retryCount + 1,
+    reason: error instanceof HTTPError ? String(error.response.status) : error.name,
+    idempotencyKey: call.idempotencyKey,
+  });
 }
 
 // The single place where ky's errors become ours. Nothing of ky's error (whose request holds the
 // Authorization header) is kept as a cause.
 function toSdkError({ error, options }: BeforeErrorState): Error {
-  const context = options.context as Partial<CallContext>;
-  if (error instanceof SecretsVaultError) return error;
-  if (context.signal?.aborted) return new APIUserAbortError();
+  const { call } = options.context as { call?: Call };
+  if (error instanceof SecretsVaultError || call === undefined) return error;
+  if (call.signal?.aborted) return new APIUserAbortError();
+  const details = attemptDetails(call);
+  let converted: Error = error;
   if (error instanceof HTTPError) {
-    return makeAPIError(
+    converted = makeAPIError(
       error.response.status,
       error.response.headers,
       error.data,
-      context.sensitive ?? [],
+      call.sensitive,
+      details,
     );
-  }
-  if (isTimeoutError(error)) return new APITimeoutError();
-  if (isNetworkError(error)) {
+  } else if (isTimeoutError(error)) {
+    converted = new APITimeoutError('Request timed out', details);
+  } else if (isNetworkError(error)) {
     const cause = error.cause instanceof Error ? error.cause : undefined;
-    return new APIConnectionError(
+    converted = new APIConnectionError(
       `Connection error: ${cause?.message ?? 'no response was received'}`,
-      cause ? { cause } : undefined,
+      {
+        ...details,
+        ...(cause ? { cause } : {}),
+      },
     );
   }
-  return error;
+  call.logger?.log('error', `${converted.name}: ${call.method} ${call.target}`, {
+    method: call.method,
+    path: call.target,
+    attempt: details.attempts,
+    reason: converted.name,
+    idempotencyKey: call.idempotencyKey,
+    ...(converted instanceof APIError
+      ? { status: converted.status, requestId: converted.requestId }
+      : {}),
+  });
+  return converted;
 }

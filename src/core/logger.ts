@@ -1,0 +1,55 @@
+/**
+ * Logging of requests, responses and retries. A log line carries the method, the path, the
+ * status, the attempt, the duration, the request id and the idempotency key: never a header,
+ * a body, a token or a secret value, because none of them is ever handed to the logger.
+ */
+
+/** How much the SDK logs, from nothing to every attempt. */
+export type LogLevel = 'off' | 'error' | 'warn' | 'info' | 'debug';
+
+/** Structured facts of one log line; every value is safe to print. */
+export interface LogFields {
+  readonly method: string;
+  /** Path and query of the request, such as `/v1/vaults?limit=20`. */
+  readonly path: string;
+  readonly attempt: number;
+  readonly status?: number;
+  readonly durationMs?: number;
+  readonly requestId?: string | null;
+  readonly idempotencyKey?: string | null;
+  /** The error class or status that caused a retry or a failure. */
+  readonly reason?: string;
+}
+
+/**
+ * Where log lines go: `console` fits, as does any logger with these four methods (pino,
+ * winston, a test spy).
+ */
+export interface Logger {
+  debug(message: string, fields: LogFields): void;
+  info(message: string, fields: LogFields): void;
+  warn(message: string, fields: LogFields): void;
+  error(message: string, fields: LogFields): void;
+}
+
+const LEVELS: readonly LogLevel[] = ['off', 'error', 'warn', 'info', 'debug'];
+
+/** @internal Whether `value` names a log level. */
+export function isLogLevel(value: unknown): value is LogLevel {
+  return LEVELS.includes(value as LogLevel);
+}
+
+/** @internal Drops lines below the configured level before they reach the logger. */
+export class LevelLogger {
+  readonly #logger: Logger;
+  readonly #rank: number;
+
+  constructor(logger: Logger, level: LogLevel) {
+    this.#logger = logger;
+    this.#rank = LEVELS.indexOf(level);
+  }
+
+  log(level: Exclude<LogLevel, 'off'>, message: string, fields: LogFields): void {
+    if (LEVELS.indexOf(level) <= this.#rank) this.#logger[level](message, fields);
+  }
+}
