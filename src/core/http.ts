@@ -22,6 +22,7 @@ import {
   APITimeoutError,
   APIUserAbortError,
   makeAPIError,
+  NotFoundError,
   RequestValidationError,
   ResponseValidationError,
   SecretsVaultError,
@@ -103,6 +104,8 @@ interface Call extends RetryCall {
   readonly sensitive: readonly string[];
   readonly logger: LevelLogger | undefined;
   attempts: number;
+  /** Whether an attempt ended without a response (dropped connection, timeout). */
+  lostResponse: boolean;
 }
 
 /** The largest success body read; a bigger one is refused rather than buffered. */
@@ -191,6 +194,7 @@ export class HttpCore {
       budget: this.#config.retryBudget,
       spent: 0,
       attempts: 0,
+      lostResponse: false,
     };
     const kyOptions: KyOptions = {
       method: spec.method,
@@ -208,7 +212,22 @@ export class HttpCore {
       ),
       context: { call },
     };
-    const response = await this.#ky(url, kyOptions);
+    let response: Response;
+    try {
+      response = await this.#ky(url, kyOptions);
+    } catch (error) {
+      // A DELETE whose earlier attempt lost its response may have been carried out by it: a 404
+      // on the retry then means the resource is gone, which is what the caller asked for.
+      if (spec.method === 'DELETE' && call.lostResponse && error instanceof NotFoundError) {
+        return {
+          data: undefined,
+          response: new Response(null, { status: error.status, headers: error.headers }),
+          requestId: error.requestId,
+          replayed: false,
+        };
+      }
+      throw error;
+    }
     const text = await readText(response, settings.timeout, call);
     const data = readSuccess(response, text, spec.expected);
     call.budget?.onSuccess(call.spent);
@@ -313,6 +332,7 @@ function countingFetch(baseFetch: typeof globalThis.fetch, call: Call): typeof g
       );
       return response;
     } catch (error) {
+      call.lostResponse = true;
       call.logger?.log('warn', `✕ ${call.method} ${call.target}`, {
         ...fields,
         durationMs: Date.now() - started,

@@ -109,20 +109,23 @@ export class MockFaults {
     this.#active = [];
   }
 
-  /** @internal Takes the faults that hit this request, counting them down. */
-  take(method: string, pathname: string): ActiveFault[] {
-    const hits = this.#active.filter(
+  /**
+   * @internal Takes the fault that hits this request, counting it down. When several match, the
+   * one injected first applies and the others wait for later requests, so a sequence of
+   * `times: 1` faults plays out one attempt at a time.
+   */
+  take(method: string, pathname: string): ActiveFault | undefined {
+    const hit = this.#active.find(
       (active) =>
         active.remaining > 0 &&
         (active.method === undefined || active.method === method) &&
         active.pattern.test(pathname),
     );
-    for (const active of hits) {
-      active.remaining -= 1;
-      active.hits += 1;
-    }
+    if (hit === undefined) return undefined;
+    hit.remaining -= 1;
+    hit.hits += 1;
     this.#active = this.#active.filter((active) => active.remaining > 0);
-    return hits;
+    return hit;
   }
 }
 

@@ -118,11 +118,9 @@ export async function runRoute(
   params: Record<string, string>,
   pathname: string,
 ): Promise<Response> {
-  const faults = deps.faults.take(request.method, pathname);
+  const active = deps.faults.take(request.method, pathname);
   const find = <K extends MockFault['kind']>(kind: K) =>
-    faults.find((item) => item.fault.kind === kind)?.fault as
-      | Extract<MockFault, { kind: K }>
-      | undefined;
+    active?.fault.kind === kind ? (active.fault as Extract<MockFault, { kind: K }>) : undefined;
 
   if (find('network-error')) return HttpResponse.error();
   const delay = find('delay');
@@ -138,7 +136,7 @@ export async function runRoute(
     return errorResponse(new MockError(status, code, `Injected fault: ${status}`, headers));
   }
 
-  const response = await authenticatedResponse(deps, route, request, params, faults);
+  const response = await authenticatedResponse(deps, route, request, params, active);
   if (find('network-error-after-commit')) return HttpResponse.error();
   return response;
 }
@@ -148,7 +146,7 @@ async function authenticatedResponse(
   route: RouteDefinition,
   request: Request,
   params: Record<string, string>,
-  faults: ActiveFault[],
+  active: ActiveFault | undefined,
 ): Promise<Response> {
   const { store } = deps;
   const principal = authenticate(store, request);
@@ -199,10 +197,9 @@ async function authenticatedResponse(
       idempotencyScope = scope;
     }
 
-    const hold = faults.find((item) => item.fault.kind === 'hold');
-    if (hold) {
-      hold.onHeld();
-      await hold.gate;
+    if (active?.fault.kind === 'hold') {
+      active.onHeld();
+      await active.gate;
     }
 
     const context: RequestContext = {
