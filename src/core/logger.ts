@@ -26,9 +26,13 @@ export interface LogFields {
  * winston, a test spy).
  */
 export interface Logger {
+  /** Each attempt as it is sent. */
   debug(message: string, fields: LogFields): void;
+  /** Each 2xx answer. */
   info(message: string, fields: LogFields): void;
+  /** Each non-2xx answer, dropped connection and retry. */
   warn(message: string, fields: LogFields): void;
+  /** Each call that fails, with the error class. */
   error(message: string, fields: LogFields): void;
 }
 
