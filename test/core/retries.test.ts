@@ -4,6 +4,7 @@ import {
   BadRequestError,
   ConflictError,
   InternalServerError,
+  NotFoundError,
   RateLimitError,
 } from '../../src/index.js';
 import { createClient, fail, ok, organization, route, secret, team, vault } from '../helpers.js';
@@ -120,5 +121,25 @@ describe('retries', () => {
       .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(RateLimitError);
     expect(seen).toHaveLength(1);
+  });
+});
+
+describe('retried deletes', () => {
+  it('resolves a DELETE whose retry finds the resource gone after a lost response', async () => {
+    const seen = route('delete', '/vaults/:id', (call) =>
+      call === 0 ? HttpResponse.error() : fail(404, 'not_found', 'Vault not found'),
+    );
+    const result = await createClient({ maxRetries: 1 }).vaults.delete('vlt_1').withResponse();
+    expect(result.data).toBeUndefined();
+    expect(result.response.status).toBe(404);
+    expect(seen).toHaveLength(2);
+  });
+
+  it('still rejects a DELETE of a missing resource when no response was lost', async () => {
+    route('delete', '/vaults/:id', () => fail(404, 'not_found', 'Vault not found'));
+    const error = await createClient({ maxRetries: 1 })
+      .vaults.delete('vlt_1')
+      .catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(NotFoundError);
   });
 });
