@@ -283,6 +283,11 @@ export function makeAPIError(
   return new ErrorClass({ status, code, message, headers, ...details });
 }
 
+/** The `errorCode` of a body when it is a well-formed failure envelope for `status`. */
+export function failureCode(status: number, body: unknown): string | undefined {
+  return readFailureEnvelope(status, body)?.errorCode;
+}
+
 function readFailureEnvelope(
   status: number,
   body: unknown,

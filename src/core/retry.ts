@@ -4,7 +4,7 @@
  * and waits; this module only decides.
  */
 import { isHTTPError, isNetworkError, isTimeoutError, type RetryOptions } from 'ky';
-import { parseRetryAfter } from './errors.js';
+import { failureCode, parseRetryAfter } from './errors.js';
 
 /** Longest `Retry-After` the SDK waits for; a longer one fails the call at once. */
 export const MAX_RETRY_AFTER_MS = 60_000;
@@ -102,24 +102,10 @@ function isRetryable(error: Error): boolean | 'ky' {
     return false;
   if (!isHTTPError(error)) return 'ky';
   const { status, headers } = error.response;
-  if (status === 409) return envelopeCode(error.data) === 'idempotency_in_progress';
+  if (status === 409) return failureCode(status, error.data) === 'idempotency_in_progress';
   if (!RETRIED_STATUSES.includes(status)) return false;
   const retryAfter = parseRetryAfter(headers.get('retry-after'));
   // Waiting longer than a minute would hold a startup hostage: fail now and let the caller decide.
   if (retryAfter !== null && retryAfter * 1000 > MAX_RETRY_AFTER_MS) return false;
   return 'ky';
-}
-
-function envelopeCode(data: unknown): unknown {
-  let body = data;
-  if (typeof body === 'string') {
-    try {
-      body = JSON.parse(body);
-    } catch {
-      return undefined;
-    }
-  }
-  return typeof body === 'object' && body !== null
-    ? (body as { errorCode?: unknown }).errorCode
-    : undefined;
 }

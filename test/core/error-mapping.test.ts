@@ -23,15 +23,7 @@ import {
   UnprocessableEntityError,
 } from '../../src/index.js';
 import { createClient, fail, ok, route, serviceHeaders, vault } from '../helpers.js';
-
-const rejection = async (promise: PromiseLike<unknown>): Promise<unknown> => {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected the call to fail');
-};
+import { rejectionOf } from '../rejection.js';
 
 describe('errors chosen by errorCode, then status', () => {
   it.each([
@@ -58,7 +50,7 @@ describe('errors chosen by errorCode, then status', () => {
     [404, 'idempotency_key_reuse', NotFoundError],
   ] as const)('%i %s → %o', async (status, code, ErrorClass) => {
     route('get', '/vaults/:id', () => fail(status, code, `message for ${code}`));
-    const error = await rejection(createClient().vaults.get('vlt_1'));
+    const error = await rejectionOf(createClient().vaults.get('vlt_1'));
 
     expect(error).toBeInstanceOf(ErrorClass);
     expect((error as Error).constructor).toBe(ErrorClass);
@@ -77,16 +69,16 @@ describe('errors chosen by errorCode, then status', () => {
   it('reads Retry-After as seconds or as an HTTP date on RateLimitError', async () => {
     const client = createClient();
     route('get', '/org', () => fail(429, 'rate_limited', 'slow', { 'Retry-After': '7' }));
-    expect(((await rejection(client.org.get())) as RateLimitError).retryAfter).toBe(7);
+    expect(((await rejectionOf(client.org.get())) as RateLimitError).retryAfter).toBe(7);
 
     const date = new Date(Date.now() + 30_000).toUTCString();
     route('get', '/org', () => fail(429, 'rate_limited', 'slow', { 'Retry-After': date }));
-    const fromDate = ((await rejection(client.org.get())) as RateLimitError).retryAfter;
+    const fromDate = ((await rejectionOf(client.org.get())) as RateLimitError).retryAfter;
     expect(fromDate).toBeGreaterThanOrEqual(28);
     expect(fromDate).toBeLessThanOrEqual(31);
 
     route('get', '/org', () => fail(429, 'rate_limited', 'slow'));
-    expect(((await rejection(client.org.get())) as RateLimitError).retryAfter).toBeNull();
+    expect(((await rejectionOf(client.org.get())) as RateLimitError).retryAfter).toBeNull();
   });
 });
 
@@ -180,7 +172,7 @@ describe('responses that are not the envelope', () => {
     'turns %s into a typed error without the body',
     async (_name, respond, ErrorClass, status) => {
       route('get', '/vaults/:id', respond);
-      const error = await rejection(createClient().vaults.get('vlt_1'));
+      const error = await rejectionOf(createClient().vaults.get('vlt_1'));
 
       expect(error).toBeInstanceOf(ErrorClass);
       expect(error).not.toBeInstanceOf(TypeError);
@@ -199,7 +191,9 @@ describe('responses that are not the envelope', () => {
 
   it('names the failing paths of data that does not fit the schema', async () => {
     route('get', '/vaults/:id', () => ok({ ...vault(), name: undefined, icon_index: 'three' }));
-    const error = (await rejection(createClient().vaults.get('vlt_1'))) as ResponseValidationError;
+    const error = (await rejectionOf(
+      createClient().vaults.get('vlt_1'),
+    )) as ResponseValidationError;
     expect(error.issues.map((issue) => issue.path)).toEqual(
       expect.arrayContaining([
         ['data', 'name'],
@@ -210,7 +204,7 @@ describe('responses that are not the envelope', () => {
 
   it('requires next_cursor on a list', async () => {
     route('get', '/vaults', () => ok([vault()]));
-    const error = (await rejection(createClient().vaults.list())) as ResponseValidationError;
+    const error = (await rejectionOf(createClient().vaults.list())) as ResponseValidationError;
     expect(error).toBeInstanceOf(ResponseValidationError);
     expect(error.issues.map((issue) => issue.path)).toContainEqual(['next_cursor']);
   });

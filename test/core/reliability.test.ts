@@ -13,21 +13,14 @@ import {
   SecretsVaultError,
 } from '../../src/index.js';
 import { BASE_URL, createClient, fail, ok, route, secret, TOKEN, vault } from '../helpers.js';
-
-const caught = (promise: PromiseLike<unknown>): Promise<unknown> =>
-  Promise.resolve(promise).then(
-    () => {
-      throw new Error('expected the call to fail');
-    },
-    (error: unknown) => error,
-  );
+import { rejectionOf } from '../rejection.js';
 
 describe('Retry-After', () => {
   it('fails at once, without retrying, when the service asks for more than a minute', async () => {
     const seen = route('get', '/vaults/:id', () =>
       fail(429, 'rate_limited', 'slow down', { 'Retry-After': '120' }),
     );
-    const error = await caught(createClient({ maxRetries: 3 }).vaults.get('vlt_1'));
+    const error = await rejectionOf(createClient({ maxRetries: 3 }).vaults.get('vlt_1'));
     expect(error).toBeInstanceOf(RateLimitError);
     expect((error as RateLimitError).retryAfter).toBe(120);
     expect(seen).toHaveLength(1);
@@ -62,7 +55,9 @@ describe('timeouts', () => {
       await delay(1_000);
       return ok(vault());
     });
-    const error = await caught(createClient({ timeout: 50, maxRetries: 1 }).vaults.get('vlt_1'));
+    const error = await rejectionOf(
+      createClient({ timeout: 50, maxRetries: 1 }).vaults.get('vlt_1'),
+    );
     expect(error).toBeInstanceOf(APITimeoutError);
     expect((error as APITimeoutError).attempts).toBe(2);
   });
@@ -71,7 +66,7 @@ describe('timeouts', () => {
     const seen = route('get', '/vaults/:id', () =>
       fail(503, 'unavailable', 'later', { 'Retry-After': '1' }),
     );
-    const error = await caught(
+    const error = await rejectionOf(
       createClient({ maxRetries: 5 }).vaults.get('vlt_1', { totalTimeout: 300 }),
     );
     expect(error).toBeInstanceOf(APITimeoutError);
@@ -80,7 +75,7 @@ describe('timeouts', () => {
 
   it('refuses an unusable totalTimeout before sending', async () => {
     const seen = route('get', '/org', () => ok({}));
-    const error = await caught(createClient().org.get({ totalTimeout: 0 }));
+    const error = await rejectionOf(createClient().org.get({ totalTimeout: 0 }));
     expect(error).toBeInstanceOf(SecretsVaultError);
     expect(String(error)).toContain('totalTimeout');
     expect(seen).toHaveLength(0);
@@ -96,7 +91,7 @@ describe('cancellation', () => {
       await delay(5_000);
       return ok(vault());
     });
-    const error = await caught(
+    const error = await rejectionOf(
       createClient({ maxRetries: 2 }).vaults.get('vlt_1', { signal: controller.signal }),
     );
     expect(error).toBeInstanceOf(APIUserAbortError);
@@ -110,7 +105,7 @@ describe('cancellation', () => {
       return fail(503, 'unavailable', 'later', { 'Retry-After': '30' });
     });
     // Without cancellation during the wait this would take 30 s and the test would time out.
-    const error = await caught(
+    const error = await rejectionOf(
       createClient({ maxRetries: 2 }).vaults.get('vlt_1', { signal: controller.signal }),
     );
     expect(error).toBeInstanceOf(APIUserAbortError);
@@ -119,7 +114,9 @@ describe('cancellation', () => {
 
   it('rejects at once with APIUserAbortError when the signal is already aborted', async () => {
     const seen = route('get', '/vaults/:id', () => ok(vault()));
-    const error = await caught(createClient().vaults.get('vlt_1', { signal: AbortSignal.abort() }));
+    const error = await rejectionOf(
+      createClient().vaults.get('vlt_1', { signal: AbortSignal.abort() }),
+    );
     expect(error).toBeInstanceOf(APIUserAbortError);
     expect(seen).toHaveLength(0);
   });
@@ -133,17 +130,17 @@ describe('retry budget', () => {
     );
     const client = createClient({ maxRetries: 2, retryBudget: { capacity: 10, retryCost: 5 } });
 
-    await caught(client.vaults.get('vlt_1'));
+    await rejectionOf(client.vaults.get('vlt_1'));
     expect(seen).toHaveLength(3); // two retries spend the whole bucket
 
-    await caught(client.vaults.get('vlt_1'));
+    await rejectionOf(client.vaults.get('vlt_1'));
     expect(seen).toHaveLength(4); // no tokens left: fail fast, no retry
 
     healthy = true;
     for (let index = 0; index < 5; index += 1) await client.vaults.get('vlt_1');
     healthy = false;
     const before = seen.length;
-    await caught(client.vaults.get('vlt_1'));
+    await rejectionOf(client.vaults.get('vlt_1'));
     expect(seen.length - before).toBe(2); // five successes refilled one retry's worth
   });
 
@@ -152,7 +149,7 @@ describe('retry budget', () => {
       fail(503, 'unavailable', 'down', { 'Retry-After': '0' }),
     );
     const client = createClient({ maxRetries: 1, retryBudget: false });
-    for (let index = 0; index < 3; index += 1) await caught(client.vaults.get('vlt_1'));
+    for (let index = 0; index < 3; index += 1) await rejectionOf(client.vaults.get('vlt_1'));
     expect(seen).toHaveLength(6);
   });
 });
@@ -162,7 +159,7 @@ describe('what errors tell an operator', () => {
     route('post', '/vaults/:id/secrets', () =>
       fail(503, 'internal_error', 'down', { 'Retry-After': '0' }),
     );
-    const error = await caught(
+    const error = await rejectionOf(
       createClient({ maxRetries: 2 }).secrets.create(
         'vlt_1',
         { name: 'db', value: { password: 'hunter2-hunter2' } },
@@ -180,7 +177,7 @@ describe('what errors tell an operator', () => {
 
   it('counts attempts on connection errors too', async () => {
     route('get', '/vaults/:id', () => HttpResponse.error());
-    const error = await caught(createClient({ maxRetries: 1 }).vaults.get('vlt_1'));
+    const error = await rejectionOf(createClient({ maxRetries: 1 }).vaults.get('vlt_1'));
     expect(error).toBeInstanceOf(APIConnectionError);
     expect((error as APIConnectionError).attempts).toBe(2);
     expect((error as APIConnectionError).idempotencyKey).toBeNull();
@@ -206,7 +203,7 @@ describe('hostile success bodies', () => {
         headers: { 'Content-Type': 'application/json' },
       });
     });
-    const error = await caught(createClient().vaults.get('vlt_1'));
+    const error = await rejectionOf(createClient().vaults.get('vlt_1'));
     expect(error).toBeInstanceOf(ResponseValidationError);
     expect(String(error)).toContain('larger than');
   });
@@ -224,7 +221,7 @@ describe('hostile success bodies', () => {
         headers: { 'Content-Type': 'application/json' },
       });
     });
-    const error = await caught(createClient().vaults.get('vlt_1'));
+    const error = await rejectionOf(createClient().vaults.get('vlt_1'));
     expect(error).toBeInstanceOf(APIConnectionError);
   });
 });
@@ -289,7 +286,7 @@ describe('logging', () => {
     route('get', '/secrets/:id/value', () => ok({ ...secret(), value: { password: secretValue } }));
     const { logger, lines } = recordingLogger();
     const client = createClient({ logger, logLevel: 'debug' });
-    await caught(client.secrets.update('sec_1', { value: { password: secretValue } }));
+    await rejectionOf(client.secrets.update('sec_1', { value: { password: secretValue } }));
     await client.secrets.getValue('sec_1');
     expect(lines.length).toBeGreaterThan(0);
     const everything = JSON.stringify(lines);

@@ -7,18 +7,10 @@ import { delay, HttpResponse } from 'msw';
 import { describe, expect, it } from 'vitest';
 import { SecretsVault, SecretsVaultError } from '../../src/index.js';
 import { BASE_URL, createClient, fail, ok, route, secret, TOKEN } from '../helpers.js';
+import { rejectionOf } from '../rejection.js';
 
 const VALUE = 'hunter2-very-secret-value';
 const OTHER_VALUE = 'another-secret-string-99';
-
-async function failure(promise: PromiseLike<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected the call to fail');
-}
 
 function renderings(error: unknown): string[] {
   const asError = error as Error;
@@ -53,7 +45,7 @@ describe('no token or secret value in errors', () => {
     'scrubs a %i message that echoes the token and the values sent by a create',
     async (status, code) => {
       route('post', '/vaults/:id/secrets', echo(status, code));
-      const error = await failure(
+      const error = await rejectionOf(
         createClient().secrets.create('vlt_1', {
           name: 'db',
           value: { password: VALUE, api: OTHER_VALUE },
@@ -66,7 +58,7 @@ describe('no token or secret value in errors', () => {
 
   it('scrubs the values sent by an update', async () => {
     route('patch', '/secrets/:id', echo(422, 'validation_error'));
-    const error = await failure(
+    const error = await rejectionOf(
       createClient().secrets.update('sec_1', { value: { password: VALUE } }),
     );
     expectNoSecrets(error, [TOKEN, VALUE]);
@@ -75,7 +67,7 @@ describe('no token or secret value in errors', () => {
   it('keeps connection errors and timeouts clean', async () => {
     route('post', '/vaults/:id/secrets', () => HttpResponse.error());
     expectNoSecrets(
-      await failure(
+      await rejectionOf(
         createClient().secrets.create('vlt_1', { name: 'db', value: { password: VALUE } }),
       ),
     );
@@ -84,11 +76,11 @@ describe('no token or secret value in errors', () => {
       await delay(500);
       return ok({ ...secret(), value: { password: VALUE } });
     });
-    expectNoSecrets(await failure(createClient({ timeout: 20 }).secrets.getValue('sec_1')));
+    expectNoSecrets(await rejectionOf(createClient({ timeout: 20 }).secrets.getValue('sec_1')));
   });
 
   it('keeps validation errors of bad input clean', async () => {
-    const error = await failure(
+    const error = await rejectionOf(
       createClient().secrets.create('vlt_1', {
         name: 'db',
         value: { password: VALUE, port: 5432 as unknown as string },
@@ -101,7 +93,7 @@ describe('no token or secret value in errors', () => {
     route('get', '/secrets/:id/value', () =>
       ok({ ...secret(), value: { password: 42, token: OTHER_VALUE, nested: { deep: VALUE } } }),
     );
-    expectNoSecrets(await failure(createClient().secrets.getValue('sec_1')));
+    expectNoSecrets(await rejectionOf(createClient().secrets.getValue('sec_1')));
   });
 
   it('keeps construction errors clean of an invalid token', () => {
@@ -117,7 +109,7 @@ describe('no token or secret value in errors', () => {
 
   it('holds no request, headers or body on an error', async () => {
     route('post', '/vaults/:id/secrets', echo(500, 'internal_error'));
-    const error = await failure(
+    const error = await rejectionOf(
       createClient().secrets.create('vlt_1', { name: 'db', value: { password: VALUE } }),
     );
     for (const value of Object.values(error as object)) {

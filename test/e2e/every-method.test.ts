@@ -17,6 +17,7 @@ import {
   UnprocessableEntityError,
 } from '../../src/index.js';
 import { createVaultMock } from '../../src/mock/index.js';
+import { rejectionOf } from '../rejection.js';
 
 const mock = createVaultMock();
 const server = setupServer(...mock.handlers);
@@ -26,15 +27,6 @@ afterAll(() => server.close());
 
 const as = (token: string) => new SecretsVault({ baseUrl: mock.baseUrl, token, maxRetries: 0 });
 const owner = () => as(mock.principals.owner.token);
-
-async function rejection(promise: PromiseLike<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected the call to fail');
-}
 
 describe('vaults and vault members', () => {
   it('creates, reads, lists, updates and deletes a vault', async () => {
@@ -59,7 +51,7 @@ describe('vaults and vault members', () => {
     const updated = await client.vaults.update(vault.id, { name: 'Billing', team_id: null });
     expect(updated).toMatchObject({ id: vault.id, name: 'Billing', team_id: null, icon_index: 4 });
     await expect(client.vaults.delete(vault.id)).resolves.toBeUndefined();
-    expect(await rejection(client.vaults.get(vault.id))).toBeInstanceOf(NotFoundError);
+    expect(await rejectionOf(client.vaults.get(vault.id))).toBeInstanceOf(NotFoundError);
   });
 
   it('adds, lists, re-roles and removes vault members', async () => {
@@ -87,7 +79,7 @@ describe('vaults and vault members', () => {
     expect((await as(member.token).vaults.get(vault.id)).role).toBe('editor');
 
     await client.vaults.members.delete(vault.id, added.id);
-    expect(await rejection(as(member.token).vaults.get(vault.id))).toBeInstanceOf(NotFoundError);
+    expect(await rejectionOf(as(member.token).vaults.get(vault.id))).toBeInstanceOf(NotFoundError);
   });
 });
 
@@ -126,7 +118,7 @@ describe('secrets', () => {
       db.id,
     ]);
     expect((await client.secrets.listValues(vault.id)).map((secret) => secret.id)).toEqual([db.id]);
-    expect(await rejection(client.secrets.getValue(api.id))).toBeInstanceOf(NotFoundError);
+    expect(await rejectionOf(client.secrets.getValue(api.id))).toBeInstanceOf(NotFoundError);
   });
 });
 
@@ -154,7 +146,7 @@ describe('teams and team members', () => {
     expect(await client.teams.members.list(team.id).toArray()).toEqual([]);
 
     await client.teams.delete(team.id);
-    expect(await rejection(client.teams.get(team.id))).toBeInstanceOf(NotFoundError);
+    expect(await rejectionOf(client.teams.get(team.id))).toBeInstanceOf(NotFoundError);
   });
 });
 
@@ -183,7 +175,7 @@ describe('organization', () => {
   it('removes a member', async () => {
     const client = owner();
     await client.org.members.delete(mock.principals.colleague.memberId ?? '');
-    expect(await rejection(as(mock.principals.colleague.token).org.get())).toBeInstanceOf(
+    expect(await rejectionOf(as(mock.principals.colleague.token).org.get())).toBeInstanceOf(
       AuthenticationError,
     );
   });
@@ -256,7 +248,7 @@ describe('typed errors from the mock', () => {
       ],
     ];
     for (const [promise, ErrorClass, code] of cases) {
-      const error = await rejection(promise);
+      const error = await rejectionOf(promise);
       expect(error).toBeInstanceOf(ErrorClass);
       expect((error as { code: string }).code).toBe(code);
       expect((error as { requestId: string }).requestId).toMatch(/^req_/);
@@ -268,8 +260,8 @@ describe('typed errors from the mock', () => {
     for (let index = 0; index < 3; index += 1) await client.teams.create({ name: `t${index}` });
     const page = await client.teams.list({ limit: 1 });
     mock.clock.advance(15 * 60_000 + 1_000);
-    expect(await rejection(page.getNextPage())).toBeInstanceOf(InvalidCursorError);
-    expect(await rejection(client.teams.list({ cursor: page.nextCursor ?? '' }))).toBeInstanceOf(
+    expect(await rejectionOf(page.getNextPage())).toBeInstanceOf(InvalidCursorError);
+    expect(await rejectionOf(client.teams.list({ cursor: page.nextCursor ?? '' }))).toBeInstanceOf(
       InvalidCursorError,
     );
   });
@@ -278,13 +270,13 @@ describe('typed errors from the mock', () => {
     const client = owner();
     await client.teams.create({ name: 'a' }, { idempotencyKey: 'reuse' });
     expect(
-      await rejection(client.teams.create({ name: 'b' }, { idempotencyKey: 'reuse' })),
+      await rejectionOf(client.teams.create({ name: 'b' }, { idempotencyKey: 'reuse' })),
     ).toBeInstanceOf(IdempotencyKeyReuseError);
   });
 
   it('sends nothing for input the client refuses', async () => {
     const client = owner();
-    expect(await rejection(client.vaults.create({ name: 'v', color: 'red' }))).toBeInstanceOf(
+    expect(await rejectionOf(client.vaults.create({ name: 'v', color: 'red' }))).toBeInstanceOf(
       RequestValidationError,
     );
     expect(await client.vaults.list().toArray()).toEqual([]);

@@ -381,7 +381,7 @@ function answer(testCase: Case): Response {
 }
 
 /** Awaits a call; a list resolves to its first page's items. */
-async function valueOf(result: PromiseLike<unknown>): Promise<unknown> {
+async function resultOf(result: PromiseLike<unknown>): Promise<unknown> {
   const value = await result;
   return typeof value === 'object' && value !== null && 'nextCursor' in value && 'data' in value
     ? value.data
@@ -399,7 +399,7 @@ describe('every method on the wire', () => {
     '$call sends what the contract says and returns the unwrapped data',
     async (testCase) => {
       const seen = route(testCase.method, testCase.pattern, () => answer(testCase));
-      const value = await valueOf(testCase.run(createClient()));
+      const value = await resultOf(testCase.run(createClient()));
 
       expect(value).toEqual(testCase.expected);
       expect(seen).toHaveLength(1);
