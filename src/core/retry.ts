@@ -6,6 +6,9 @@
 import { isHTTPError, isNetworkError, isTimeoutError, type RetryOptions } from 'ky';
 import { failureCode, parseRetryAfter } from './errors.js';
 
+const BACKOFF_BASE_MS = 500;
+const BACKOFF_CAP_MS = 8_000;
+
 /** Longest `Retry-After` the SDK waits for; a longer one fails the call at once. */
 export const MAX_RETRY_AFTER_MS = 60_000;
 
@@ -73,8 +76,10 @@ export function retryOptions(maxRetries: number, call: RetryCall): RetryOptions 
     statusCodes: RETRIED_STATUSES,
     afterStatusCodes: RETRIED_STATUSES,
     maxRetryAfter: MAX_RETRY_AFTER_MS,
-    delay: (attempt) => 500 * 2 ** (attempt - 1),
-    backoffLimit: 8_000,
+    // Capped before jitter (AWS "full jitter": random between 0 and min(cap, base × 2^n)); ky
+    // applies `backoffLimit` after jitter, which would pile late retries up at the cap.
+    delay: (attempt) => Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** (attempt - 1)),
+    backoffLimit: BACKOFF_CAP_MS,
     jitter: true,
     retryOnTimeout: true,
     shouldRetry: ({ error }) => decide(error, call),
