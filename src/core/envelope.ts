@@ -28,6 +28,18 @@ const SuccessEnvelope = z.object({
 
 const PageEnvelope = z.object({ next_cursor: z.nullable(z.string()) });
 
+// One array schema per item schema, built on first use rather than on every page.
+const arraySchemas = new WeakMap<z.ZodMiniType, z.ZodMiniType<unknown[]>>();
+
+function arrayOf(item: z.ZodMiniType): z.ZodMiniType<unknown[]> {
+  let schema = arraySchemas.get(item);
+  if (schema === undefined) {
+    schema = z.array(item);
+    arraySchemas.set(item, schema);
+  }
+  return schema;
+}
+
 /**
  * Reads a 2xx body as the envelope and checks `data` against what the route promises.
  *
@@ -71,7 +83,7 @@ export function readSuccess(
   }
 
   const page = check(PageEnvelope, body);
-  const items = check(z.array(expected.schema), envelope.value.data, ['data']);
+  const items = check(arrayOf(expected.schema), envelope.value.data, ['data']);
   const issues = [...(page.ok ? [] : page.issues), ...(items.ok ? [] : items.issues)];
   if (!page.ok || !items.ok) {
     throw new ResponseValidationError(response.status, response.headers, issues);

@@ -61,7 +61,8 @@ function parseLimit(raw: string | null): number {
   return limit;
 }
 
-function compareNewestFirst(aKey: string, aId: string, bKey: string, bId: string): number {
+/** Orders newest first: by timestamp, then by id (contract-decisions.md). */
+export function compareNewestFirst(aKey: string, aId: string, bKey: string, bId: string): number {
   if (aKey !== bKey) return aKey < bKey ? 1 : -1;
   if (aId !== bId) return aId < bId ? 1 : -1;
   return 0;

@@ -11,7 +11,7 @@ import {
   readSecretType,
   readSecretValue,
 } from '../fields.js';
-import { paginate } from '../paginate.js';
+import { compareNewestFirst, paginate } from '../paginate.js';
 import { notFound, type RequestContext, type RouteDefinition } from '../pipeline.js';
 import type { MockStore, SecretRecord, VaultRoleName } from '../store.js';
 import { vaultFor } from './vaults.js';
@@ -167,13 +167,7 @@ export const secretRoutes: RouteDefinition[] = [
       const { vault } = vaultFor(context, context.params.vaultId, 'member');
       const { store } = context;
       const secrets = liveSecretsOf(store, vault.id).sort((a, b) =>
-        a.created_at === b.created_at
-          ? a.id < b.id
-            ? 1
-            : -1
-          : a.created_at < b.created_at
-            ? 1
-            : -1,
+        compareNewestFirst(a.created_at, a.id, b.created_at, b.id),
       );
       return {
         status: 200,
