@@ -12,6 +12,7 @@ import ky, {
   isTimeoutError,
   type KyInstance,
   type Options as KyOptions,
+  NetworkError,
 } from 'ky';
 import type * as z from 'zod/mini';
 import { APIPromise, type APIResponse } from './api-promise.js';
@@ -339,7 +340,12 @@ function countingFetch(baseFetch: typeof globalThis.fetch, call: Call): typeof g
         reason: error instanceof Error ? error.name : 'Error',
         idempotencyKey: call.idempotencyKey,
       });
-      throw error;
+      // ky recognises only the network errors of the runtimes it knows; whatever else a fetch
+      // throws without having been aborted is a failure to get a response too, so it is
+      // retried and surfaces as APIConnectionError, never as a bare TypeError.
+      const aborted = (init?.signal ?? (input instanceof Request ? input.signal : null))?.aborted;
+      if (aborted || isNetworkError(error) || !(input instanceof Request)) throw error;
+      throw new NetworkError(input, error instanceof Error ? { cause: error } : undefined);
     }
   };
 }

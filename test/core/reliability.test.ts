@@ -312,3 +312,29 @@ describe('logging', () => {
     );
   });
 });
+
+describe('unrecognised fetch failures', () => {
+  it('treats any error thrown by fetch as a connection error, and retries it', async () => {
+    let calls = 0;
+    const client = createClient({
+      maxRetries: 1,
+      fetch: async (input, init) => {
+        calls += 1;
+        if (calls === 1) throw new TypeError('socket hang up (an unknown runtime message)');
+        return fetch(input, init);
+      },
+    });
+    route('get', '/vaults/:id', () => ok(vault()));
+    await expect(client.vaults.get('vlt_1')).resolves.toEqual(vault());
+    expect(calls).toBe(2);
+
+    const failing = createClient({
+      fetch: async () => {
+        throw new Error('custom transport gave up');
+      },
+    });
+    const error = await rejectionOf(failing.vaults.get('vlt_1'));
+    expect(error).toBeInstanceOf(APIConnectionError);
+    expect(error).not.toBeInstanceOf(TypeError);
+  });
+});
