@@ -42,10 +42,10 @@ describe('Retry-After', () => {
 describe('timeouts', () => {
   it('retries an attempt that timed out and returns the later success', async () => {
     const seen = route('get', '/vaults/:id', async (call) => {
-      if (call === 0) await delay(1_000);
+      if (call === 0) await delay(3_000);
       return ok(vault());
     });
-    const client = createClient({ timeout: 100, maxRetries: 1 });
+    const client = createClient({ timeout: 500, maxRetries: 2 });
     await expect(client.vaults.get('vlt_1')).resolves.toEqual(vault());
     expect(seen).toHaveLength(2);
   });
