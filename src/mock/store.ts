@@ -198,8 +198,8 @@ export class MockStore {
   }
 
   /** The current time as the contract's timestamp: ISO 8601 UTC with milliseconds. */
-  timestamp(offsetMs = 0): string {
-    return new Date(this.clock.now() + offsetMs).toISOString();
+  timestamp(): string {
+    return new Date(this.clock.now()).toISOString();
   }
 
   /**

@@ -170,14 +170,16 @@ export const orgRoutes: RouteDefinition[] = [
         throw validation('`role` cannot be owner: ownership is transferred, not invited');
       if (!isOrgRole(role)) throw validation('`role` must be one of member, admin');
       if (rank(role) > rank(context.orgRole)) throw forbidden();
+      // One reading of the clock, so expires_at is exactly 7 days after created_at.
+      const now = store.clock.now();
       const invitation: InvitationRecord = {
         id: store.newId(),
         org_id: context.principal.orgId,
         invitee_email: email,
         role,
         status: 'pending',
-        expires_at: store.timestamp(INVITATION_LIFETIME_MS),
-        created_at: store.timestamp(),
+        expires_at: new Date(now + INVITATION_LIFETIME_MS).toISOString(),
+        created_at: new Date(now).toISOString(),
       };
       store.invitations.set(invitation.id, invitation);
       return { status: 201, data: invitation, resource: `invitation:${invitation.id}` };
