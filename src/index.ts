@@ -4,7 +4,7 @@
  * @packageDocumentation
  */
 
-export { type ClientOptions, SecretsVault } from './client.js';
+export { SecretsVault } from './client.js';
 export { APIPromise, type APIResponse } from './core/api-promise.js';
 export {
   APIConnectionError,
@@ -12,9 +12,9 @@ export {
   type APIErrorInit,
   APITimeoutError,
   APIUserAbortError,
-  type AttemptDetails,
   AuthenticationError,
   BadRequestError,
+  type CallDetails,
   ConflictError,
   IdempotencyInProgressError,
   IdempotencyKeyReuseError,
@@ -24,14 +24,16 @@ export {
   PayloadTooLargeError,
   PermissionDeniedError,
   RateLimitError,
+  RedirectError,
   RequestValidationError,
   ResponseValidationError,
   SecretsVaultError,
+  type SecretsVaultErrorOptions,
   UnprocessableEntityError,
   type ValidationIssue,
 } from './core/errors.js';
-export type { RequestOptions } from './core/http.js';
 export type { LogFields, Logger, LogLevel } from './core/logger.js';
+export type { ClientOptions, RequestOptions } from './core/options.js';
 export { Page, PagePromise, type ToArrayOptions } from './core/pagination.js';
 export type { RetryBudgetOptions } from './core/retry.js';
 export { Audit, AuditEntry, AuditListParams } from './resources/audit.js';

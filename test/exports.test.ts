@@ -37,6 +37,7 @@ describe('the package entry point', () => {
         'PayloadTooLargeError',
         'PermissionDeniedError',
         'RateLimitError',
+        'RedirectError',
         'RequestValidationError',
         'ResponseValidationError',
         'Secret',
@@ -92,7 +93,7 @@ describe('the package entry point', () => {
     const errorClasses = Object.entries(sdk).filter(
       ([, value]) => typeof value === 'function' && value.prototype instanceof Error,
     );
-    expect(errorClasses).toHaveLength(19);
+    expect(errorClasses).toHaveLength(20);
     for (const [name, ErrorClass] of errorClasses) {
       const error = build(ErrorClass);
       expect(error.name).toBe(name);

@@ -1,6 +1,6 @@
 /**
- * The promise every non-list method returns: awaitable for the data, or `.withResponse()` for the
- * raw response beside it. Nothing is sent until it is first awaited.
+ * The promise every non-list method returns: a real `Promise` of the data whose request has
+ * already started, that can also give the raw response with `.withResponse()`.
  */
 
 /** The data of a call together with what the response said about it. */
@@ -16,10 +16,12 @@ export interface APIResponse<T> {
 }
 
 /**
- * A lazy promise of `T` that can also give the raw response with `.withResponse()`.
+ * A `Promise` of `T` (so `instanceof Promise` holds) that can also give the raw response with
+ * `.withResponse()`.
  *
- * The request starts on the first `then`, `catch`, `finally` or `withResponse` call, and runs
- * once however many times the promise is awaited.
+ * The request starts when the method is called, as with `fetch`: a call that is never awaited
+ * still runs, and its failure is an unhandled rejection like any other promise's. However many
+ * times it is awaited, the request is sent once.
  *
  * @example
  * ```ts
@@ -28,42 +30,51 @@ export interface APIResponse<T> {
  *   .withResponse();
  * ```
  */
-export class APIPromise<T> implements Promise<T> {
-  readonly #execute: () => Promise<APIResponse<T>>;
-  #result: Promise<APIResponse<T>> | undefined;
+export class APIPromise<T> extends Promise<T> {
+  readonly #response: Promise<APIResponse<T>>;
+  #data: Promise<T> | undefined;
 
   /** @internal Built by the client; users receive it from resource methods. */
-  constructor(execute: () => Promise<APIResponse<T>>) {
-    this.#execute = execute;
+  constructor(response: Promise<APIResponse<T>>) {
+    // The base promise is a placeholder: `then`, `catch` and `finally` read `#response` instead.
+    super((resolve) => resolve(undefined as T));
+    this.#response = response;
   }
 
-  /** Sends the request (once) and resolves to the data with the response it came in. */
+  // Promises derived with `then` are plain promises: this constructor does not take an executor.
+  static override get [Symbol.species](): PromiseConstructor {
+    return Promise;
+  }
+
+  /** Resolves to the data with the response it came in (the request is the same one). */
   withResponse(): Promise<APIResponse<T>> {
-    this.#result ??= this.#execute();
-    return this.#result;
+    return this.#response;
+  }
+
+  #parsed(): Promise<T> {
+    this.#data ??= this.#response.then((result) => result.data);
+    return this.#data;
   }
 
   // biome-ignore lint/suspicious/noThenProperty: this object is a promise by design.
-  then<TResult1 = T, TResult2 = never>(
+  override then<TResult1 = T, TResult2 = never>(
     onfulfilled?: ((value: T) => TResult1 | PromiseLike<TResult1>) | null,
     onrejected?: ((reason: unknown) => TResult2 | PromiseLike<TResult2>) | null,
   ): Promise<TResult1 | TResult2> {
-    return this.withResponse()
-      .then((result) => result.data)
-      .then(onfulfilled, onrejected);
+    return this.#parsed().then(onfulfilled, onrejected);
   }
 
-  catch<TResult = never>(
+  override catch<TResult = never>(
     onrejected?: ((reason: unknown) => TResult | PromiseLike<TResult>) | null,
   ): Promise<T | TResult> {
-    return this.then(undefined, onrejected);
+    return this.#parsed().catch(onrejected);
   }
 
-  finally(onfinally?: (() => void) | null): Promise<T> {
-    return this.then().finally(onfinally);
+  override finally(onfinally?: (() => void) | null): Promise<T> {
+    return this.#parsed().finally(onfinally);
   }
 
-  get [Symbol.toStringTag](): string {
+  override get [Symbol.toStringTag](): string {
     return 'APIPromise';
   }
 }

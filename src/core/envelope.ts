@@ -1,10 +1,11 @@
 /**
- * The success half of the envelope every /v1 response wears (api-contract.md §4):
- * `{ statusCode, errorCode: null, message: null, data }`, plus `next_cursor` beside `data` on
- * paginated lists. Failures are read by `makeAPIError` in errors.ts.
+ * The envelope every /v1 response wears: `{ statusCode, errorCode, message, data }`, plus
+ * `next_cursor` beside `data` on paginated lists. Success and failure never mix: on success
+ * `errorCode` is null, on failure `data` is null. Both halves are read here, and nothing here
+ * throws: callers turn what is found into the right error with the details of their call.
  */
 import * as z from 'zod/mini';
-import { ResponseValidationError } from './errors.js';
+import type { ValidationIssue } from './errors.js';
 import { check } from './validation.js';
 
 /** What a route answers with on success. */
@@ -18,6 +19,11 @@ export interface PageBody<T> {
   readonly items: T[];
   readonly nextCursor: string | null;
 }
+
+/** The outcome of reading a success body: the unwrapped data, or what was wrong with it. */
+export type SuccessResult =
+  | { readonly ok: true; readonly data: unknown }
+  | { readonly ok: false; readonly issues: readonly ValidationIssue[] };
 
 const SuccessEnvelope = z.object({
   statusCode: z.number(),
@@ -40,53 +46,78 @@ function arrayOf(item: z.ZodMiniType): z.ZodMiniType<unknown[]> {
   return schema;
 }
 
+const invalid = (path: Array<string | number>, message: string): SuccessResult => ({
+  ok: false,
+  issues: [{ path, message }],
+});
+
 /**
- * Reads a 2xx body as the envelope and checks `data` against what the route promises.
- *
- * @throws {ResponseValidationError} when the body is not the envelope or `data` does not fit
+ * Reads a 2xx body as the envelope and checks `data` against what the route promises; a page
+ * comes back as a {@link PageBody}.
  */
 export function readSuccess(
-  response: Response,
+  status: number,
   text: string,
   expected: Expected<unknown>,
-): unknown {
-  const fail = (path: Array<string | number>, message: string): never => {
-    throw new ResponseValidationError(response.status, response.headers, [{ path, message }]);
-  };
-
+): SuccessResult {
   if (text.trim() === '') {
     // 204 (and an empty 200) carry no envelope; only routes that return nothing may send one.
-    if (expected.kind === 'nothing') return undefined;
-    return fail([], `expected a JSON envelope, got an empty body`);
+    if (expected.kind === 'nothing') return { ok: true, data: undefined };
+    return invalid([], 'expected a JSON envelope, got an empty body');
   }
 
   let body: unknown;
   try {
     body = JSON.parse(text);
   } catch {
-    return fail([], 'body is not valid JSON');
+    return invalid([], 'body is not valid JSON');
   }
 
   const envelope = check(SuccessEnvelope, body);
-  if (!envelope.ok) {
-    throw new ResponseValidationError(response.status, response.headers, envelope.issues);
+  if (!envelope.ok) return envelope;
+  if (envelope.value.statusCode !== status) {
+    return invalid(['statusCode'], `does not match the HTTP status ${status}`);
   }
-  if (envelope.value.statusCode !== response.status) {
-    fail(['statusCode'], `does not match the HTTP status ${response.status}`);
-  }
-  if (expected.kind === 'nothing') return undefined;
+  if (expected.kind === 'nothing') return { ok: true, data: undefined };
 
   if (expected.kind === 'data') {
     const data = check(expected.schema, envelope.value.data, ['data']);
-    if (!data.ok) throw new ResponseValidationError(response.status, response.headers, data.issues);
-    return data.value;
+    return data.ok ? { ok: true, data: data.value } : data;
   }
 
   const page = check(PageEnvelope, body);
   const items = check(arrayOf(expected.schema), envelope.value.data, ['data']);
-  const issues = [...(page.ok ? [] : page.issues), ...(items.ok ? [] : items.issues)];
   if (!page.ok || !items.ok) {
-    throw new ResponseValidationError(response.status, response.headers, issues);
+    return {
+      ok: false,
+      issues: [...(page.ok ? [] : page.issues), ...(items.ok ? [] : items.issues)],
+    };
   }
-  return { items: items.value, nextCursor: page.value.next_cursor } satisfies PageBody<unknown>;
+  const pageBody: PageBody<unknown> = { items: items.value, nextCursor: page.value.next_cursor };
+  return { ok: true, data: pageBody };
+}
+
+/** The `errorCode` and `message` of a failure envelope. */
+export interface FailureEnvelope {
+  readonly errorCode: string;
+  readonly message: string | null;
+}
+
+/**
+ * Reads a non-2xx body (text or already parsed) as the failure envelope; `undefined` when it is
+ * not one, or when its `statusCode` disagrees with the HTTP status it came with.
+ */
+export function readFailureEnvelope(status: number, body: unknown): FailureEnvelope | undefined {
+  let parsed = body;
+  if (typeof body === 'string') {
+    try {
+      parsed = JSON.parse(body);
+    } catch {
+      return undefined;
+    }
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return undefined;
+  const { statusCode, errorCode, message, data } = parsed as Record<string, unknown>;
+  if (statusCode !== status || typeof errorCode !== 'string' || data != null) return undefined;
+  return { errorCode, message: typeof message === 'string' ? message : null };
 }

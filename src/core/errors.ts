@@ -1,29 +1,70 @@
 /**
  * Every error the SDK throws, and the one function that turns a failed response into the right
- * class (api-contract.md §7, sdk-design.md "Errors").
+ * class: by `errorCode` first, then by HTTP status.
  *
  * No error here keeps a request, a request body, a response body or a `cause` that could hold
  * one: the `Authorization` header and secret values must never reach a log or a stack.
  */
+import { readFailureEnvelope } from './envelope.js';
+import { escapeControlCharacters, scrubServerText } from './redaction.js';
+
+/**
+ * What every error produced by a call says about that call, whatever went wrong: which route,
+ * how many attempts, under which idempotency key, and the service's request id when one came.
+ */
+export interface CallDetails {
+  /** HTTP method of the call, such as `POST`; `null` for an error raised outside a call. */
+  readonly method: string | null;
+  /** Route template of the call, such as `/v1/vaults/{vaultId}/secrets` (never the ids). */
+  readonly path: string | null;
+  /** How many attempts the call made, retries included; 0 when nothing was sent. */
+  readonly attempts: number;
+  /** The `Idempotency-Key` the call sent (the same on every attempt), or `null`. */
+  readonly idempotencyKey: string | null;
+  /** `X-Request-Id` of the last response, or `null` when no response (or no id) came. */
+  readonly requestId: string | null;
+}
+
+/** Options of every SDK error: the details of the call it came from, and its cause. */
+export interface SecretsVaultErrorOptions extends Partial<CallDetails> {
+  /** The underlying failure, such as the runtime's network error (never a request). */
+  readonly cause?: Error;
+}
 
 /**
  * Base class of every error thrown by the SDK, so `instanceof SecretsVaultError` catches them all.
+ * Errors that come from a call carry its {@link CallDetails}; errors raised outside a call (a bad
+ * constructor option) have `method` and `path` `null` and `attempts` 0.
  *
  * @example
  * ```ts
  * try {
  *   await client.vaults.get('vlt_123');
  * } catch (error) {
- *   if (error instanceof SecretsVaultError) console.error(error.message);
+ *   if (error instanceof SecretsVaultError) console.error(error.message, error.requestId);
  * }
  * ```
  */
-export class SecretsVaultError extends Error {
+export class SecretsVaultError extends Error implements CallDetails {
   override name = 'SecretsVaultError';
+  readonly method: string | null;
+  readonly path: string | null;
+  readonly attempts: number;
+  readonly idempotencyKey: string | null;
+  readonly requestId: string | null;
+
+  constructor(message: string, options: SecretsVaultErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.method = options.method ?? null;
+    this.path = options.path ?? null;
+    this.attempts = options.attempts ?? 0;
+    this.idempotencyKey = options.idempotencyKey ?? null;
+    this.requestId = options.requestId ?? null;
+  }
 }
 
-/** The parsed response headers and request id shared by every error that saw a response. */
-export interface APIErrorInit {
+/** What an {@link APIError} is built from: the response, and the call it answered. */
+export interface APIErrorInit extends Partial<CallDetails> {
   /** HTTP status of the response. */
   readonly status: number;
   /** The envelope's `errorCode`, or `null` when the response was not a failure envelope. */
@@ -32,25 +73,11 @@ export interface APIErrorInit {
   readonly message: string | null;
   /** Response headers. */
   readonly headers: Headers;
-  /** How many attempts the call made, retries included. @default 1 */
-  readonly attempts?: number;
-  /** The `Idempotency-Key` the call sent, when it sent one. @default null */
-  readonly idempotencyKey?: string | null;
-}
-
-/** What a failed call tried: how many attempts, and under which idempotency key. */
-export interface AttemptDetails {
-  /** How many attempts the call made, retries included. @default 1 */
-  readonly attempts?: number;
-  /** The `Idempotency-Key` the call sent, when it sent one. @default null */
-  readonly idempotencyKey?: string | null;
-  /** The underlying failure, such as the runtime's network error (never a request). */
-  readonly cause?: Error;
 }
 
 /**
  * An error answered by the service: a non-2xx response. Subclasses name the status or the
- * `errorCode`; match on them (or on `code`), never on `message` (api-contract.md §7).
+ * `errorCode`; match on them (or on `code`), never on `message`, which is for people.
  */
 export class APIError extends SecretsVaultError {
   override name = 'APIError';
@@ -58,23 +85,39 @@ export class APIError extends SecretsVaultError {
   readonly status: number;
   /** Stable machine-readable `errorCode` of the envelope, or `null` when the body had none. */
   readonly code: string | null;
-  /** Value of the `X-Request-Id` response header: quote it when asking the service's operators. */
-  readonly requestId: string | null;
   /** Response headers. */
   readonly headers: Headers;
-  /** How many attempts the call made before this answer, retries included. */
-  readonly attempts: number;
-  /** The `Idempotency-Key` the call sent (the same on every attempt), or `null`. */
-  readonly idempotencyKey: string | null;
 
   constructor(init: APIErrorInit) {
-    super(init.message ?? `Request failed with status ${init.status}`);
+    super(init.message ?? `Request failed with status ${init.status}`, {
+      ...init,
+      requestId: init.requestId ?? init.headers.get('x-request-id'),
+      attempts: init.attempts ?? 1,
+    });
     this.status = init.status;
     this.code = init.code;
     this.headers = init.headers;
-    this.requestId = init.headers.get('x-request-id');
-    this.attempts = init.attempts ?? 1;
-    this.idempotencyKey = init.idempotencyKey ?? null;
+  }
+}
+
+/**
+ * 3xx: the service, or something in front of it, answered with a redirect. The SDK never
+ * follows one: the next hop could be another origin, or plain http, and would receive the
+ * token and the body (secret values included). A redirect usually means a wrong `baseUrl`
+ * (http instead of https, a missing or extra path).
+ */
+export class RedirectError extends APIError {
+  override name = 'RedirectError';
+  /** The `Location` the response pointed at, or `null` when it sent none (or a browser hid it). */
+  readonly location: string | null;
+
+  constructor(init: APIErrorInit) {
+    const location = init.headers.get('location');
+    super({
+      ...init,
+      message: `Refused to follow a redirect (status ${init.status}): the SDK never follows redirects; check baseUrl`,
+    });
+    this.location = location === null ? null : escapeControlCharacters(location);
   }
 }
 
@@ -145,21 +188,19 @@ export class InternalServerError extends APIError {
   override name = 'InternalServerError';
 }
 
-/** No response arrived: DNS, refused or reset connection, offline. */
+/**
+ * No usable response arrived: the host was not found, the connection was refused or reset, the
+ * body was cut off, or a browser blocked the request. The message says what failed in one line
+ * (`Connection error: ECONNREFUSED 127.0.0.1:8200`); `cause` holds the runtime's own error.
+ */
 export class APIConnectionError extends SecretsVaultError {
   override name = 'APIConnectionError';
-  /** How many attempts the call made, retries included. */
-  readonly attempts: number;
-  /** The `Idempotency-Key` the call sent (the same on every attempt), or `null`. */
-  readonly idempotencyKey: string | null;
 
   constructor(
     message = 'Connection error: no response was received',
-    details: AttemptDetails = {},
+    options: SecretsVaultErrorOptions = {},
   ) {
-    super(message, details.cause ? { cause: details.cause } : undefined);
-    this.attempts = details.attempts ?? 1;
-    this.idempotencyKey = details.idempotencyKey ?? null;
+    super(message, { ...options, attempts: options.attempts ?? 1 });
   }
 }
 
@@ -167,8 +208,8 @@ export class APIConnectionError extends SecretsVaultError {
 export class APITimeoutError extends APIConnectionError {
   override name = 'APITimeoutError';
 
-  constructor(message = 'Request timed out', details: AttemptDetails = {}) {
-    super(message, details);
+  constructor(message = 'Request timed out', options: SecretsVaultErrorOptions = {}) {
+    super(message, options);
   }
 }
 
@@ -176,8 +217,11 @@ export class APITimeoutError extends APIConnectionError {
 export class APIUserAbortError extends SecretsVaultError {
   override name = 'APIUserAbortError';
 
-  constructor(message = 'Request was aborted by the caller') {
-    super(message);
+  constructor(
+    message = 'Request was aborted by the caller',
+    options: SecretsVaultErrorOptions = {},
+  ) {
+    super(message, options);
   }
 }
 
@@ -190,50 +234,62 @@ export interface ValidationIssue {
 }
 
 /**
- * Bad input caught before anything was sent: a rule of the contract, such as `limit` outside
- * 1 to 100, a body over 1 MB, or a secret value that is not an object of strings.
+ * Bad input caught before anything was sent: a rule of the service, such as `limit` outside
+ * 1 to 100, a body over 1 MB, a secret value that is not an object of strings, an id that is not
+ * a well-formed string, or a header that `fetch` would refuse. It names the option, never its
+ * value.
  */
 export class RequestValidationError extends SecretsVaultError {
   override name = 'RequestValidationError';
   /** Every rule the input broke. */
   readonly issues: readonly ValidationIssue[];
 
-  constructor(issues: readonly ValidationIssue[]) {
-    super(`Invalid request: ${formatIssues(issues)}`);
+  constructor(issues: readonly ValidationIssue[], options: SecretsVaultErrorOptions = {}) {
+    super(`Invalid request: ${formatIssues(issues)}`, options);
     this.issues = issues;
   }
 }
 
 /**
- * A response that is not the contract's envelope, or whose `data` does not fit the resource's
- * schema. It names the failing paths but never carries the body, which may hold secret values.
+ * A response that is not the service's envelope, whose `data` does not fit the resource's
+ * schema, that is too large, or a list whose cursors would never end. It names the failing
+ * paths but never carries the body, which may hold secret values.
  */
 export class ResponseValidationError extends SecretsVaultError {
   override name = 'ResponseValidationError';
   /** HTTP status of the response. */
   readonly status: number;
-  /** Value of the `X-Request-Id` response header. */
-  readonly requestId: string | null;
   /** Every rule the response broke. */
   readonly issues: readonly ValidationIssue[];
 
-  constructor(status: number, headers: Headers, issues: readonly ValidationIssue[]) {
-    super(`Unexpected response (status ${status}): ${formatIssues(issues)}`);
+  constructor(
+    status: number,
+    headers: Headers,
+    issues: readonly ValidationIssue[],
+    options: SecretsVaultErrorOptions = {},
+  ) {
+    super(`Unexpected response (status ${status}): ${formatIssues(issues)}`, {
+      ...options,
+      requestId: options.requestId ?? headers.get('x-request-id'),
+      attempts: options.attempts ?? 1,
+    });
     this.status = status;
-    this.requestId = headers.get('x-request-id');
     this.issues = issues;
   }
 }
 
+// Paths of response issues hold the server's keys: escaped, so they cannot forge a log line.
 function formatIssues(issues: readonly ValidationIssue[]): string {
-  return issues
-    .map((issue) => (issue.path.length > 0 ? `${issue.path.join('.')}: ` : '') + issue.message)
-    .join('; ');
+  return escapeControlCharacters(
+    issues
+      .map((issue) => (issue.path.length > 0 ? `${issue.path.join('.')}: ` : '') + issue.message)
+      .join('; '),
+  );
 }
 
 type APIErrorClass = new (init: APIErrorInit) => APIError;
 
-// errorCode first, then status (sdk-design.md "Errors"), as stripe-node does.
+// errorCode first, then status, as stripe-node does.
 const classByCode: Readonly<Record<string, APIErrorClass>> = {
   invalid_cursor: InvalidCursorError,
   idempotency_in_progress: IdempotencyInProgressError,
@@ -252,6 +308,8 @@ const classByStatus: Readonly<Record<number, APIErrorClass>> = {
 };
 
 function classFor(status: number, code: string | null): APIErrorClass {
+  // Status 0 is how a browser shows a redirect it was told not to follow (`opaqueredirect`).
+  if (status === 0 || (status >= 300 && status <= 399)) return RedirectError;
   const byStatus =
     status >= 500 && status <= 599 ? InternalServerError : (classByStatus[status] ?? APIError);
   const byCode = code !== null && Object.hasOwn(classByCode, code) ? classByCode[code] : undefined;
@@ -267,60 +325,28 @@ function classFor(status: number, code: string | null): APIErrorClass {
  * The envelope's `errorCode` and `message` are used only when the body is a well-formed failure
  * envelope that agrees with the HTTP status; anything else falls back to the status alone.
  *
- * @param sensitive - strings (the token, secret values sent) to scrub from the server's message
+ * @param sensitiveForms - the token and secret values sent, in every form a server could echo
+ *   them (see `sensitiveForms` in redaction.ts), to scrub from the server's message
  */
 export function makeAPIError(
   status: number,
   headers: Headers,
   body: unknown,
-  sensitive: readonly string[],
-  details: Omit<AttemptDetails, 'cause'> = {},
+  sensitiveForms: readonly string[],
+  details: Partial<CallDetails> = {},
 ): APIError {
   const envelope = readFailureEnvelope(status, body);
   const code = envelope?.errorCode ?? null;
-  const message = envelope?.message == null ? null : redact(envelope.message, sensitive);
+  const message =
+    envelope?.message == null ? null : scrubServerText(envelope.message, sensitiveForms);
   const ErrorClass = classFor(status, code);
-  return new ErrorClass({ status, code, message, headers, ...details });
-}
-
-/** The `errorCode` of a body when it is a well-formed failure envelope for `status`. */
-export function failureCode(status: number, body: unknown): string | undefined {
-  return readFailureEnvelope(status, body)?.errorCode;
-}
-
-function readFailureEnvelope(
-  status: number,
-  body: unknown,
-): { errorCode: string; message: string | null } | undefined {
-  let parsed = body;
-  if (typeof body === 'string') {
-    try {
-      parsed = JSON.parse(body);
-    } catch {
-      return undefined;
-    }
-  }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return undefined;
-  const { statusCode, errorCode, message, data } = parsed as Record<string, unknown>;
-  if (statusCode !== status || typeof errorCode !== 'string' || data != null) return undefined;
-  return { errorCode, message: typeof message === 'string' ? message : null };
-}
-
-const REDACTED = '[REDACTED]';
-// Shorter strings match ordinary words in a message; scrubbing them would garble it for nothing.
-const MIN_REDACTED_LENGTH = 4;
-
-/**
- * Replaces every occurrence of a sensitive string in `text`, longest first so that a value that
- * contains another is scrubbed whole.
- */
-export function redact(text: string, sensitive: readonly string[]): string {
-  let result = text;
-  const candidates = sensitive
-    .filter((value) => value.length >= MIN_REDACTED_LENGTH)
-    .sort((a, b) => b.length - a.length);
-  for (const value of candidates) result = result.replaceAll(value, REDACTED);
-  return result;
+  return new ErrorClass({
+    ...details,
+    status,
+    code: code === null ? null : escapeControlCharacters(code),
+    message,
+    headers,
+  });
 }
 
 /** Reads `Retry-After` as seconds, from delta-seconds or an HTTP date. */

@@ -23,7 +23,7 @@ export interface LogFields {
 
 /**
  * Where log lines go: `console` fits, as does any logger with these four methods (pino,
- * winston, a test spy).
+ * winston, a test spy). A method that throws is ignored.
  */
 export interface Logger {
   /** Each attempt as it is sent. */
@@ -54,6 +54,16 @@ export class LevelLogger {
   }
 
   log(level: Exclude<LogLevel, 'off'>, message: string, fields: LogFields): void {
-    if (LEVELS.indexOf(level) <= this.#rank) this.#logger[level](message, fields);
+    if (LEVELS.indexOf(level) > this.#rank) return;
+    try {
+      const result: unknown = this.#logger[level](message, fields);
+      // An async logger's rejection would otherwise be an unhandled rejection.
+      if (typeof (result as PromiseLike<unknown> | undefined)?.then === 'function') {
+        (result as PromiseLike<unknown>).then(undefined, () => undefined);
+      }
+    } catch {
+      // A logger is an observer: one that throws must never turn a success into a failure
+      // (or a failure into a retry), so its error is dropped.
+    }
   }
 }

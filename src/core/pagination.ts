@@ -1,12 +1,100 @@
 /**
- * Cursor pagination (api-contract.md §4): a page knows how to fetch the next one from its
- * `next_cursor`, and iteration walks item by item, one page in memory at a time.
+ * Cursor pagination: fetching page after page by `next_cursor`, and the page objects that do it.
+ * Iteration walks item by item with one page in memory at a time, and it always ends: a cursor
+ * that was already followed, or a long run of empty pages that promise more, is an error rather
+ * than an endless loop.
  */
-import { APIPromise } from './api-promise.js';
-import { RequestValidationError, SecretsVaultError } from './errors.js';
+import { APIPromise, type APIResponse } from './api-promise.js';
+import type { PageBody } from './envelope.js';
+import {
+  type CallDetails,
+  RequestValidationError,
+  ResponseValidationError,
+  SecretsVaultError,
+} from './errors.js';
 
-/** Fetches the page that `cursor` points at; the first page when `cursor` is undefined. */
-export type PageFetcher<T> = (cursor: string | undefined) => PagePromise<T>;
+/** How many empty pages in a row, each promising another, are taken before giving up. */
+export const MAX_EMPTY_PAGES_IN_A_ROW = 10;
+
+/** @internal One fetched page with its response and the details of the call that got it. */
+export interface PageResult<T> extends APIResponse<PageBody<T>> {
+  readonly details: CallDetails;
+}
+
+/** @internal Fetches the page that `cursor` points at; the first page when it is undefined. */
+export type PageFetcher<T> = (cursor: string | undefined) => Promise<PageResult<T>>;
+
+/**
+ * Where a page sits in one walk through a list: the cursors followed to reach it (with the depth
+ * each was first followed at) and how many empty pages came just before it.
+ */
+interface Trail {
+  readonly followed: Map<string, number>;
+  readonly depth: number;
+  readonly emptyRun: number;
+}
+
+/**
+ * @internal Starts a list: the first page is requested now, later ones when asked for.
+ *
+ * @param startCursor - the caller's own `cursor` parameter, which the service must not hand back
+ */
+export function paginate<T>(fetchPage: PageFetcher<T>, startCursor?: string): PagePromise<T> {
+  const followed = new Map<string, number>();
+  if (startCursor !== undefined) followed.set(startCursor, 1);
+  return new PagePromise(loadPage(fetchPage, undefined, { followed, depth: 0, emptyRun: 0 }));
+}
+
+async function loadPage<T>(
+  fetchPage: PageFetcher<T>,
+  cursor: string | undefined,
+  trail: Trail,
+): Promise<APIResponse<Page<T>>> {
+  const result = await fetchPage(cursor);
+  const { items, nextCursor } = result.data;
+  const depth = trail.depth + 1;
+  if (cursor !== undefined) {
+    trail.followed.set(cursor, Math.min(trail.followed.get(cursor) ?? depth, depth));
+  }
+  const emptyRun = items.length === 0 ? trail.emptyRun + 1 : 0;
+  if (nextCursor !== null) {
+    const fail = (path: string, message: string): never => {
+      const { response, details } = result;
+      throw new ResponseValidationError(
+        response.status,
+        response.headers,
+        [{ path: [path], message }],
+        details,
+      );
+    };
+    // Followed at this depth or before, on the way here: following it again would loop. (A
+    // cursor followed only deeper, by an earlier `getNextPage()` of this same page, is fine.)
+    const followedAt = nextCursor === cursor ? depth : trail.followed.get(nextCursor);
+    if (followedAt !== undefined && followedAt <= depth) {
+      fail(
+        'next_cursor',
+        'repeats a cursor already followed in this listing, so it would never end',
+      );
+    }
+    if (emptyRun >= MAX_EMPTY_PAGES_IN_A_ROW) {
+      fail(
+        'data',
+        `was empty on ${emptyRun} pages in a row that each promised another, so the listing was stopped`,
+      );
+    }
+  }
+  const next: Trail = { followed: trail.followed, depth, emptyRun };
+  const page = new Page(
+    items,
+    nextCursor,
+    (after) => new PagePromise(loadPage(fetchPage, after, next)),
+  );
+  const { response, requestId, replayed } = result;
+  return { data: page, response, requestId, replayed };
+}
+
+/** @internal Fetches the page after the one that holds it. */
+export type NextPageLoader<T> = (cursor: string) => PagePromise<T>;
 
 /**
  * One page of a list: its items, and the cursor of the page after it.
@@ -26,13 +114,13 @@ export class Page<T> implements AsyncIterable<T> {
   readonly data: T[];
   /** Cursor of the next page, passed back to the service byte for byte; `null` on the last page. */
   readonly nextCursor: string | null;
-  readonly #fetchPage: PageFetcher<T>;
+  readonly #loadNext: NextPageLoader<T>;
 
   /** @internal Built by the client. */
-  constructor(data: T[], nextCursor: string | null, fetchPage: PageFetcher<T>) {
+  constructor(data: T[], nextCursor: string | null, loadNext: NextPageLoader<T>) {
     this.data = data;
     this.nextCursor = nextCursor;
-    this.#fetchPage = fetchPage;
+    this.#loadNext = loadNext;
   }
 
   /** Whether another page follows this one. */
@@ -44,15 +132,17 @@ export class Page<T> implements AsyncIterable<T> {
    * Fetches the page after this one.
    *
    * @throws {SecretsVaultError} when this is the last page (check {@link Page.hasNextPage} first)
+   * @throws {ResponseValidationError} when the next page hands back a cursor already followed,
+   *   or is one too many empty pages in a row
    */
   getNextPage(): PagePromise<T> {
     const { nextCursor } = this;
     if (nextCursor === null) {
-      return new PagePromise(() =>
+      return new PagePromise(
         Promise.reject(new SecretsVaultError('There is no next page: check hasNextPage() first')),
       );
     }
-    return this.#fetchPage(nextCursor);
+    return this.#loadNext(nextCursor);
   }
 
   /** Yields the items of this page and of every later page, fetching each page when reached. */
@@ -78,7 +168,8 @@ export interface ToArrayOptions {
 
 /**
  * What a list method returns: await it for the first {@link Page}, or iterate it with
- * `for await` for every item of every page. Breaking out of the loop stops fetching.
+ * `for await` for every item of every page. The first page is requested when the method is
+ * called, each later one when the loop reaches it; breaking out of the loop stops fetching.
  *
  * @example
  * ```ts
@@ -119,6 +210,8 @@ export class PagePromise<T> extends APIPromise<Page<T>> implements AsyncIterable
   async toArray(options: ToArrayOptions = {}): Promise<T[]> {
     const { max = Number.POSITIVE_INFINITY } = options;
     if (max !== Number.POSITIVE_INFINITY && !(Number.isSafeInteger(max) && max > 0)) {
+      // The first page is already on its way; its outcome no longer matters to anyone.
+      this.catch(() => undefined);
       throw new RequestValidationError([{ path: ['max'], message: 'must be a positive integer' }]);
     }
     const items: T[] = [];

@@ -1,10 +1,12 @@
 /**
- * When a failed attempt is tried again (sdk-design.md "Retries"), and the per-client retry
- * budget that stops a fleet from multiplying its load during an outage. ky performs the retries
- * and waits; this module only decides.
+ * When a failed attempt is tried again, and the per-client retry budget that stops a fleet from
+ * multiplying its load during an outage. ky performs the retries and waits; this module only
+ * decides.
  */
 import { isHTTPError, isNetworkError, isTimeoutError, type RetryOptions } from 'ky';
-import { failureCode, parseRetryAfter } from './errors.js';
+import { readFailureEnvelope } from './envelope.js';
+import { parseRetryAfter } from './errors.js';
+import { isBlockedByBrowser } from './network-failure.js';
 
 const BACKOFF_BASE_MS = 500;
 const BACKOFF_CAP_MS = 8_000;
@@ -66,7 +68,7 @@ export interface RetryCall {
 }
 
 /**
- * ky retry options for one call: the methods and statuses of sdk-design.md, exponential backoff
+ * ky retry options for one call: the methods and statuses that are safe to retry, exponential backoff
  * from 0.5 s doubling to 8 s with full jitter, `Retry-After` honoured up to a minute.
  */
 export function retryOptions(maxRetries: number, call: RetryCall): RetryOptions {
@@ -105,9 +107,13 @@ function isRetryable(error: Error): boolean | 'ky' {
   // Only what cannot create twice: GET, PATCH, DELETE, and POSTs with an Idempotency-Key.
   if (error.request.method === 'POST' && !error.request.headers.has('idempotency-key'))
     return false;
+  // CORS, CSP or mixed content: the browser will refuse the retry just the same.
+  if (isNetworkError(error) && isBlockedByBrowser(error.cause)) return false;
   if (!isHTTPError(error)) return 'ky';
   const { status, headers } = error.response;
-  if (status === 409) return failureCode(status, error.data) === 'idempotency_in_progress';
+  if (status === 409) {
+    return readFailureEnvelope(status, error.data)?.errorCode === 'idempotency_in_progress';
+  }
   if (!RETRIED_STATUSES.includes(status)) return false;
   const retryAfter = parseRetryAfter(headers.get('retry-after'));
   // Waiting longer than a minute would hold a startup hostage: fail now and let the caller decide.

@@ -2,7 +2,7 @@
  * The audit log (api-contract.md §2 "Audit entry", §4 "Audit log").
  */
 import * as z from 'zod/mini';
-import type { RequestOptions } from '../core/http.js';
+import type { RequestOptions } from '../core/options.js';
 import type { PagePromise } from '../core/pagination.js';
 import { APIResource, ListParams } from './shared.js';
 

@@ -4,7 +4,7 @@
  */
 import * as z from 'zod/mini';
 import type { APIPromise } from '../core/api-promise.js';
-import type { RequestOptions } from '../core/http.js';
+import type { RequestOptions } from '../core/options.js';
 import type { PagePromise } from '../core/pagination.js';
 import { APIResource, HexColor, ListParams, User, VaultRole } from './shared.js';
 

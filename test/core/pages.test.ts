@@ -2,7 +2,7 @@
  * Pagination through the public list methods: awaiting gives one page, `for await` walks every
  * item one page at a time, `.pages()`, `.toArray({ max })`, and cursors passed back verbatim.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import {
   InvalidCursorError,
   Page,
@@ -10,7 +10,7 @@ import {
   ResponseValidationError,
   SecretsVaultError,
 } from '../../src/index.js';
-import { createClient, fail, ok, route, type SeenRequest, vault } from '../helpers.js';
+import { createClient, fail, noContent, ok, route, type SeenRequest, vault } from '../helpers.js';
 
 const vaults = (count: number) =>
   Array.from({ length: count }, (_, index) => vault({ id: `vlt_${index}` }));
@@ -103,9 +103,10 @@ describe('lists', () => {
 
   it.each([0, -1, 1.5, Number.NaN])('refuses toArray({ max: %s })', async (max) => {
     servePages(vaults(2));
-    await expect(createClient().vaults.list().toArray({ max })).rejects.toBeInstanceOf(
-      RequestValidationError,
-    );
+    const list = createClient().vaults.list();
+    await expect(list.toArray({ max })).rejects.toBeInstanceOf(RequestValidationError);
+    // The first page was requested when list() was called; let it land inside this test.
+    await list;
   });
 
   it('iterates 250 items with limit 100 in exactly 3 requests', async () => {
@@ -153,14 +154,31 @@ describe('lists', () => {
 });
 
 describe('APIPromise', () => {
-  it('sends nothing until awaited, and sends once however often it is awaited', async () => {
+  it('starts the request when the method is called, and sends once however often it is awaited', async () => {
     const seen = route('get', '/vaults/:id', () => ok(vault()));
     const promise = createClient().vaults.get('vlt_1');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(seen).toHaveLength(0);
+    expect(promise).toBeInstanceOf(Promise);
+    await vi.waitFor(() => expect(seen).toHaveLength(1));
     await promise;
     await promise;
+    await promise.then((value) => value);
     await promise.withResponse();
+    expect(seen).toHaveLength(1);
+  });
+
+  it('deletes even when the call is never awaited', async () => {
+    const seen = route('delete', '/secrets/:id', () => noContent());
+    void createClient().secrets.delete('sec_1');
+    await vi.waitFor(() => expect(seen).toHaveLength(1));
+    expect(seen[0]?.method).toBe('DELETE');
+  });
+
+  it('starts the first page of a list when the method is called', async () => {
+    const seen = servePages(vaults(3));
+    const list = createClient().vaults.list();
+    expect(list).toBeInstanceOf(Promise);
+    await vi.waitFor(() => expect(seen).toHaveLength(1));
+    expect((await list).data).toHaveLength(3);
     expect(seen).toHaveLength(1);
   });
 
@@ -193,9 +211,14 @@ describe('APIPromise', () => {
     expect(finished).toBe(true);
   });
 
-  it('never raises an unhandled rejection for a call that is never awaited', async () => {
-    const promise = createClient().vaults.list({ limit: 0 });
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(Object.prototype.toString.call(promise)).toBe('[object PagePromise]');
+  it('names itself APIPromise or PagePromise when printed', async () => {
+    route('get', '/vaults/:id', () => ok(vault()));
+    servePages(vaults(1));
+    const client = createClient();
+    const one = client.vaults.get('vlt_1');
+    const list = client.vaults.list();
+    expect(Object.prototype.toString.call(one)).toBe('[object APIPromise]');
+    expect(Object.prototype.toString.call(list)).toBe('[object PagePromise]');
+    await Promise.all([one, list]);
   });
 });

@@ -1,0 +1,111 @@
+/**
+ * Saying in one line why no response arrived. Runtimes bury the reason: Node's fetch throws
+ * "fetch failed" with `ECONNREFUSED` and the address two `cause` levels down, and a browser
+ * says only "Failed to fetch" whether the network is down or it refused the request itself.
+ */
+import { escapeControlCharacters } from './redaction.js';
+
+/** @internal An attempt got its headers, then the body stopped before its end. */
+export class ResponseBodyCutOff extends Error {
+  override name = 'ResponseBodyCutOff';
+}
+
+// What browsers throw when fetch fails without a response: Chromium, Firefox, Safari.
+const BROWSER_FETCH_FAILURES = new Set([
+  'Failed to fetch',
+  'NetworkError when attempting to fetch resource.',
+  'Load failed',
+]);
+
+/**
+ * @internal Whether a browser refused the request itself while online: almost always CORS, a
+ * Content-Security-Policy or mixed content, which no retry can fix.
+ */
+export function isBlockedByBrowser(error: unknown): boolean {
+  const navigator = (globalThis as { navigator?: { onLine?: boolean } }).navigator;
+  return (
+    error instanceof TypeError &&
+    error.cause === undefined &&
+    BROWSER_FETCH_FAILURES.has(error.message) &&
+    navigator?.onLine !== false
+  );
+}
+
+interface SystemError {
+  readonly code: string;
+  readonly where: string | undefined;
+}
+
+/** @internal One line saying what failed, such as `ECONNREFUSED 127.0.0.1:8200`. */
+export function describeConnectionFailure(error: unknown, url: string): string {
+  const host = hostOf(url);
+  if (error instanceof ResponseBodyCutOff) {
+    const system = findSystemError(error.cause);
+    return `the response body was cut off${system ? ` (${system.code})` : ''}`;
+  }
+  if (isBlockedByBrowser(error)) {
+    return `the request to ${host} was blocked by the browser (CORS or CSP?)`;
+  }
+  const system = findSystemError(error);
+  if (system) return `${system.code} ${system.where ?? host}`;
+  const message = innermostMessage(error);
+  return message === undefined ? 'no response was received' : oneLine(message);
+}
+
+// Walks `cause` chains and AggregateError lists (Node tries every address of a host), looking
+// for the runtime's error code and the address it failed on.
+function findSystemError(root: unknown): SystemError | undefined {
+  const queue: Array<{ value: unknown; depth: number }> = [{ value: root, depth: 0 }];
+  let code: string | undefined;
+  let where: string | undefined;
+  while (queue.length > 0 && (code === undefined || where === undefined)) {
+    const { value, depth } = queue.shift() ?? { value: undefined, depth: 0 };
+    if (typeof value !== 'object' || value === null || depth > 5) continue;
+    const record = value as Record<string, unknown>;
+    if (
+      code === undefined &&
+      typeof record.code === 'string' &&
+      /^[A-Z][A-Z0-9_]+$/.test(record.code)
+    ) {
+      code = record.code;
+    }
+    if (where === undefined) {
+      if (typeof record.address === 'string') {
+        const address = record.address.includes(':') ? `[${record.address}]` : record.address;
+        where = typeof record.port === 'number' ? `${address}:${record.port}` : address;
+      } else if (typeof record.hostname === 'string') {
+        where = record.hostname;
+      }
+    }
+    if ('cause' in record) queue.push({ value: record.cause, depth: depth + 1 });
+    if (Array.isArray(record.errors)) {
+      for (const item of record.errors) queue.push({ value: item, depth: depth + 1 });
+    }
+  }
+  return code === undefined
+    ? undefined
+    : { code, where: where === undefined ? undefined : oneLine(where) };
+}
+
+function innermostMessage(error: unknown): string | undefined {
+  let current = error;
+  let message: string | undefined;
+  for (let depth = 0; depth < 6 && current instanceof Error; depth += 1) {
+    if (current.message !== '') message = current.message;
+    current = current.cause;
+  }
+  return message;
+}
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return 'the service';
+  }
+}
+
+function oneLine(text: string): string {
+  const line = text.split(/\r\n|\r|\n/, 1)[0] ?? '';
+  return escapeControlCharacters(line.length > 200 ? `${line.slice(0, 200)}…` : line);
+}

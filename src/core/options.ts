@@ -1,0 +1,354 @@
+/**
+ * The client's options and every call's options, checked and resolved in one place. A bad option
+ * is named in the error, never quoted: a base URL can hold a password, a header a credential.
+ */
+import { SecretsVaultError, type ValidationIssue } from './errors.js';
+import { isLogLevel, LevelLogger, type Logger, type LogLevel } from './logger.js';
+import { RetryBudget, type RetryBudgetOptions } from './retry.js';
+
+/** Options of {@link SecretsVault}. */
+export interface ClientOptions {
+  /**
+   * Where the service lives, without `/v1` (paths are joined under it). An absolute http(s)
+   * URL without credentials, query or fragment.
+   * @default process.env.SECRETS_VAULT_BASE_URL, where `process` exists
+   * @example 'https://vault.example.com'
+   */
+  readonly baseUrl?: string | undefined;
+  /**
+   * The access token sent as `Authorization: Bearer <token>`. It never appears in an error,
+   * a log line or `console.log(client)`.
+   * @default process.env.SECRETS_VAULT_TOKEN, where `process` exists
+   */
+  readonly token?: string | undefined;
+  /**
+   * Milliseconds allowed for each attempt of a request, from sending it to the last byte of
+   * the response body.
+   * @default 30000
+   */
+  readonly timeout?: number | undefined;
+  /**
+   * Milliseconds allowed for a whole call: every attempt, every body read and every backoff
+   * wait; unlimited when unset (each attempt still has `timeout`).
+   */
+  readonly totalTimeout?: number | undefined;
+  /**
+   * How many times a failed request is retried (only where it is safe: see the README).
+   * @default 2
+   */
+  readonly maxRetries?: number | undefined;
+  /**
+   * The retry budget shared by every call of this client: retries spend tokens and successes
+   * refill them, so when most recent attempts fail the client stops retrying and fails fast
+   * instead of multiplying the load on a struggling service. `false` turns it off.
+   * @default { capacity: 500, retryCost: 5, timeoutCost: 10 }
+   */
+  readonly retryBudget?: RetryBudgetOptions | false | undefined;
+  /**
+   * Where to send log lines (method, path, status, attempt, duration, request id, idempotency
+   * key; never headers, bodies, tokens or secret values). A logger that throws is ignored: it
+   * can never change the outcome of a call.
+   * @default console
+   */
+  readonly logger?: Logger | undefined;
+  /**
+   * How much to log.
+   * @default process.env.SECRETS_VAULT_LOG where `process` exists, else `'info'` when a
+   *   `logger` is given and `'off'` otherwise
+   */
+  readonly logLevel?: LogLevel | undefined;
+  /**
+   * A `fetch` to send requests with, for example one that adds tracing.
+   * @default globalThis.fetch
+   */
+  readonly fetch?: typeof globalThis.fetch | undefined;
+  /**
+   * Extra headers on every request. They cannot replace `Authorization`, `Accept`,
+   * `Content-Type` or `Idempotency-Key`.
+   * @default {}
+   */
+  readonly headers?: Readonly<Record<string, string>> | undefined;
+}
+
+/**
+ * Options every method accepts as its last argument, overriding the client's for one call.
+ *
+ * @example
+ * ```ts
+ * await client.secrets.listValues(vaultId, { timeout: 5_000, signal: AbortSignal.timeout(20_000) });
+ * ```
+ */
+export interface RequestOptions {
+  /** Cancels the call, in flight or between retries, with {@link APIUserAbortError}. */
+  readonly signal?: AbortSignal;
+  /** Milliseconds allowed for each attempt, body included. @default the client's `timeout` */
+  readonly timeout?: number;
+  /**
+   * Milliseconds allowed for the whole call, retries, body reads and waits included.
+   * @default the client's `totalTimeout`
+   */
+  readonly totalTimeout?: number;
+  /** Retries after the first attempt. @default the client's `maxRetries` */
+  readonly maxRetries?: number;
+  /** Extra headers for this call; they cannot replace `Authorization` or `Idempotency-Key`. */
+  readonly headers?: Readonly<Record<string, string>>;
+  /**
+   * The `Idempotency-Key` of a creating POST, for example the id of the job that creates the
+   * resource, so that a re-run of the job replays instead of creating twice. Ignored by other
+   * methods. @default a random UUID per call
+   */
+  readonly idempotencyKey?: string;
+}
+
+/** @internal The client's settings, checked once at construction. */
+export interface ClientConfig {
+  /** The base URL with `/v1` joined and no trailing slash. */
+  readonly apiRoot: string;
+  readonly token: string;
+  readonly timeout: number;
+  readonly totalTimeout: number | undefined;
+  readonly maxRetries: number;
+  readonly headers: Headers;
+  readonly fetch: typeof globalThis.fetch | undefined;
+  readonly retryBudget: RetryBudget | undefined;
+  readonly logger: LevelLogger | undefined;
+}
+
+/** @internal What one call runs with: the client's settings overridden by the call's options. */
+export interface CallSettings {
+  readonly timeout: number;
+  readonly totalTimeout: number | undefined;
+  readonly maxRetries: number;
+  readonly signal: AbortSignal | undefined;
+  /** The client's headers with the call's on top. */
+  readonly headers: Headers;
+}
+
+const DEFAULT_TIMEOUT_MS = 30_000;
+const DEFAULT_MAX_RETRIES = 2;
+// A token goes into a header: visible ASCII only, so `Headers` never throws with it in a message.
+const VALID_TOKEN = /^[\x21-\x7e]+$/;
+
+/**
+ * @internal Checks the client's options and resolves their defaults.
+ * @throws {SecretsVaultError} naming the first bad option (and its environment variable)
+ */
+export function resolveClientOptions(options: ClientOptions): ClientConfig {
+  if (typeof options !== 'object' || options === null) {
+    throw new SecretsVaultError('Invalid options: new SecretsVault() takes an options object');
+  }
+  const baseUrl = options.baseUrl ?? readEnv('SECRETS_VAULT_BASE_URL');
+  const token = options.token ?? readEnv('SECRETS_VAULT_TOKEN');
+  if (baseUrl === undefined || baseUrl === '') {
+    throw new SecretsVaultError(
+      'Missing base URL: pass `baseUrl` to new SecretsVault() or set SECRETS_VAULT_BASE_URL',
+    );
+  }
+  const baseUrlProblem = describeBaseUrl(baseUrl);
+  if (baseUrlProblem) {
+    throw new SecretsVaultError(
+      `Invalid base URL: \`baseUrl\` (or SECRETS_VAULT_BASE_URL) ${baseUrlProblem}`,
+    );
+  }
+  if (token === undefined || token === '') {
+    throw new SecretsVaultError(
+      'Missing token: pass `token` to new SecretsVault() or set SECRETS_VAULT_TOKEN',
+    );
+  }
+  if (typeof token !== 'string' || !VALID_TOKEN.test(token)) {
+    throw new SecretsVaultError(
+      'Invalid token: `token` (or SECRETS_VAULT_TOKEN) must be printable ASCII without spaces',
+    );
+  }
+  const timeout = options.timeout ?? DEFAULT_TIMEOUT_MS;
+  const { totalTimeout } = options;
+  const maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
+  const issues = [
+    ...timingIssues({ timeout, totalTimeout, maxRetries }),
+    ...headerIssues(options.headers),
+    ...budgetIssues(options.retryBudget),
+  ];
+  if (options.fetch !== undefined && typeof options.fetch !== 'function') {
+    issues.push({ path: ['fetch'], message: 'must be a fetch function' });
+  }
+  if (options.logger !== undefined && !isLogger(options.logger)) {
+    issues.push({ path: ['logger'], message: 'must have debug, info, warn and error methods' });
+  }
+  const [first] = issues;
+  if (first !== undefined) {
+    throw new SecretsVaultError(`Invalid option \`${first.path.join('.')}\`: ${first.message}`);
+  }
+  // The environment is read only when the option is absent: Deno without --allow-env refuses it.
+  const logLevel =
+    options.logLevel ?? readEnv('SECRETS_VAULT_LOG') ?? (options.logger ? 'info' : 'off');
+  if (!isLogLevel(logLevel)) {
+    throw new SecretsVaultError(
+      'Invalid log level: `logLevel` (or SECRETS_VAULT_LOG) must be off, error, warn, info or debug',
+    );
+  }
+  return {
+    apiRoot: `${baseUrl.replace(/\/+$/, '')}/v1`,
+    token,
+    timeout,
+    totalTimeout,
+    maxRetries,
+    headers: new Headers(options.headers),
+    fetch: options.fetch,
+    retryBudget: options.retryBudget === false ? undefined : new RetryBudget(options.retryBudget),
+    logger: logLevel === 'off' ? undefined : new LevelLogger(options.logger ?? console, logLevel),
+  };
+}
+
+/**
+ * @internal Resolves one call's settings, adding an issue for each bad option to `issues`.
+ */
+export function resolveCallSettings(
+  config: ClientConfig,
+  options: RequestOptions,
+  issues: ValidationIssue[],
+): CallSettings {
+  const timeout = options.timeout ?? config.timeout;
+  const totalTimeout = options.totalTimeout ?? config.totalTimeout;
+  const maxRetries = options.maxRetries ?? config.maxRetries;
+  issues.push(...timingIssues({ timeout, totalTimeout, maxRetries }));
+  const { signal } = options;
+  if (signal !== undefined && !isAbortSignal(signal)) {
+    issues.push({ path: ['signal'], message: 'must be an AbortSignal' });
+  }
+  const callHeaderIssues = headerIssues(options.headers);
+  issues.push(...callHeaderIssues);
+  const headers = new Headers(config.headers);
+  if (callHeaderIssues.length === 0) {
+    for (const [name, value] of Object.entries(options.headers ?? {})) headers.set(name, value);
+  }
+  return {
+    timeout,
+    totalTimeout,
+    maxRetries,
+    signal: isAbortSignal(signal) ? signal : undefined,
+    headers,
+  };
+}
+
+// Timers overflow above 2^31 - 1 ms and would fire at once.
+const MAX_TIMER_MS = 2_147_483_647;
+
+function timingIssues(values: {
+  timeout: unknown;
+  totalTimeout: unknown;
+  maxRetries: unknown;
+}): ValidationIssue[] {
+  const issues: ValidationIssue[] = [];
+  const isDuration = (value: unknown) =>
+    typeof value === 'number' && Number.isInteger(value) && value > 0 && value <= MAX_TIMER_MS;
+  const durationMessage = `must be a whole number of milliseconds from 1 to ${MAX_TIMER_MS}`;
+  if (!isDuration(values.timeout)) issues.push({ path: ['timeout'], message: durationMessage });
+  if (values.totalTimeout !== undefined && !isDuration(values.totalTimeout)) {
+    issues.push({ path: ['totalTimeout'], message: durationMessage });
+  }
+  const { maxRetries } = values;
+  if (
+    !(
+      typeof maxRetries === 'number' &&
+      Number.isInteger(maxRetries) &&
+      maxRetries >= 0 &&
+      maxRetries <= 10
+    )
+  ) {
+    issues.push({ path: ['maxRetries'], message: 'must be a whole number from 0 to 10' });
+  }
+  return issues;
+}
+
+// RFC 9110 `token`: what `Headers` accepts as a name.
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+// A header value is a byte string without NUL, CR or LF; anything else makes `Headers` throw
+// with the value in its message, or would split the header on the wire.
+const HEADER_VALUE = /^[^\0\r\n\u0100-\uffff]*$/;
+
+/** Issues with a headers option; names a bad header by its name only when the name is valid. */
+function headerIssues(headers: unknown): ValidationIssue[] {
+  if (headers === undefined) return [];
+  if (typeof headers !== 'object' || headers === null || Array.isArray(headers)) {
+    return [{ path: ['headers'], message: 'must be an object of header names to string values' }];
+  }
+  const issues: ValidationIssue[] = [];
+  for (const [name, value] of Object.entries(headers)) {
+    if (!HEADER_NAME.test(name)) {
+      issues.push({
+        path: ['headers'],
+        message: 'has a name that is not a valid HTTP header name',
+      });
+    } else if (typeof value !== 'string' || !HEADER_VALUE.test(value)) {
+      issues.push({
+        path: ['headers', name],
+        message: 'must be a string without line breaks, NUL or characters above U+00FF',
+      });
+    }
+  }
+  return issues;
+}
+
+function budgetIssues(budget: unknown): ValidationIssue[] {
+  if (budget === undefined || budget === false) return [];
+  if (typeof budget !== 'object' || budget === null) {
+    return [{ path: ['retryBudget'], message: 'must be an object or false' }];
+  }
+  const issues: ValidationIssue[] = [];
+  for (const name of ['capacity', 'retryCost', 'timeoutCost'] as const) {
+    const value = (budget as RetryBudgetOptions)[name];
+    if (
+      value !== undefined &&
+      !(typeof value === 'number' && Number.isInteger(value) && value >= 0)
+    ) {
+      issues.push({
+        path: ['retryBudget', name],
+        message: 'must be a whole number of tokens, 0 or more',
+      });
+    }
+  }
+  return issues;
+}
+
+/** Why a base URL is unusable (said without quoting it), or undefined when it is fine. */
+function describeBaseUrl(value: unknown): string | undefined {
+  if (typeof value !== 'string') return 'must be a string';
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return 'must be an absolute http(s) URL';
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'must be an http(s) URL';
+  // Credentials in the URL would travel in the clear to every log that prints a request.
+  if (url.username !== '' || url.password !== '') {
+    return 'must not contain credentials (user:password@); pass the token as `token`';
+  }
+  if (url.search !== '' || url.hash !== '' || value.includes('?') || value.includes('#')) {
+    return 'must not have a query or a fragment';
+  }
+  return undefined;
+}
+
+function isLogger(value: unknown): value is Logger {
+  if (typeof value !== 'object' || value === null) return false;
+  const logger = value as Record<string, unknown>;
+  return ['debug', 'info', 'warn', 'error'].every((level) => typeof logger[level] === 'function');
+}
+
+function isAbortSignal(value: unknown): value is AbortSignal {
+  return typeof AbortSignal !== 'undefined' && value instanceof AbortSignal;
+}
+
+// `process` is absent in browsers and edge workers, and Deno without --allow-env throws when the
+// environment is read: either way, the variable is treated as unset.
+function readEnv(name: string): string | undefined {
+  try {
+    const env = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process
+      ?.env;
+    const value = env?.[name]?.trim();
+    return value === '' ? undefined : value;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,310 @@
+/**
+ * Sending a built request: ky (which owns per-attempt timeouts, `totalTimeout`, backoff and
+ * retries), the attempt wrapper that ky calls as its `fetch`, the hooks, and the one conversion
+ * of whatever went wrong into an SDK error that carries the call's details.
+ */
+import ky, {
+  type BeforeErrorState,
+  type BeforeRetryState,
+  HTTPError,
+  isHTTPError,
+  isNetworkError,
+  isTimeoutError,
+  type KyInstance,
+  NetworkError,
+} from 'ky';
+import { MAX_RESPONSE_BYTES, ResponseTooLarge, readBody } from './body.js';
+import {
+  APIConnectionError,
+  APITimeoutError,
+  APIUserAbortError,
+  type CallDetails,
+  makeAPIError,
+  NotFoundError,
+  ResponseValidationError,
+  SecretsVaultError,
+} from './errors.js';
+import type { LevelLogger } from './logger.js';
+import { describeConnectionFailure, ResponseBodyCutOff } from './network-failure.js';
+import type { ClientConfig } from './options.js';
+import { sensitiveForms } from './redaction.js';
+import { type RetryBudget, type RetryCall, retryOptions } from './retry.js';
+import type { BuiltRequest } from './route.js';
+
+/** @internal One call as it goes: what the retry decision, the logs and the errors need. */
+export interface Call extends RetryCall {
+  readonly request: BuiltRequest;
+  readonly logger: LevelLogger | undefined;
+  /** `performance.now()` when the call started, to tell `totalTimeout` from `timeout`. */
+  readonly startedAt: number;
+  attempts: number;
+  /** `X-Request-Id` of the latest response. */
+  requestId: string | null;
+  /** Whether an attempt ended without a whole response (dropped connection, timeout, cut body). */
+  lostResponse: boolean;
+}
+
+/** @internal The details every error of this call carries. */
+export function detailsOf(call: Call): CallDetails {
+  return {
+    method: call.request.method,
+    path: call.request.template,
+    attempts: call.attempts,
+    idempotencyKey: call.request.idempotencyKey,
+    requestId: call.requestId,
+  };
+}
+
+/** @internal A 2xx response whose body has been read in full, and the call that got it. */
+export interface Sent {
+  readonly response: Response;
+  readonly body: Uint8Array<ArrayBuffer>;
+  readonly call: Call;
+}
+
+// Responses whose status forbids a body: a Response cannot be rebuilt with one.
+const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
+
+/** @internal Sends requests for one client. */
+export class Transport {
+  readonly #ky: KyInstance;
+  readonly #fetch: typeof globalThis.fetch | undefined;
+  readonly #budget: RetryBudget | undefined;
+  readonly #logger: LevelLogger | undefined;
+
+  constructor(config: ClientConfig) {
+    this.#fetch = config.fetch;
+    this.#budget = config.retryBudget;
+    this.#logger = config.logger;
+    this.#ky = ky.create({
+      throwHttpErrors: true,
+      hooks: { beforeRetry: [beforeRetry], beforeError: [beforeError] },
+    });
+  }
+
+  /**
+   * Sends `request` with the retry policy and resolves to the final 2xx response.
+   *
+   * @throws {SecretsVaultError} a subclass, with the call's details, for every failure
+   */
+  async send(request: BuiltRequest): Promise<Sent> {
+    const { settings } = request;
+    const call: Call = {
+      request,
+      logger: this.#logger,
+      signal: settings.signal,
+      budget: this.#budget,
+      spent: 0,
+      startedAt: now(),
+      attempts: 0,
+      requestId: null,
+      lostResponse: false,
+    };
+    // Resolved per call, so a fetch patched after the client was made (as test tools do) is used.
+    const baseFetch = this.#fetch ?? ((input, init) => globalThis.fetch(input, init));
+    const bodies = new WeakMap<Response, Uint8Array<ArrayBuffer>>();
+    try {
+      const response = await this.#ky(request.url, {
+        method: request.method,
+        headers: request.headers,
+        ...(request.body === undefined ? {} : { body: request.body }),
+        ...(settings.signal ? { signal: settings.signal } : {}),
+        // A redirect could carry the token and the body to another origin: it is an error.
+        redirect: 'manual',
+        timeout: settings.timeout,
+        totalTimeout: settings.totalTimeout ?? false,
+        retry: retryOptions(settings.maxRetries, call),
+        fetch: attempt(baseFetch, call, bodies),
+        context: { call },
+      });
+      return { response, body: bodies.get(response) ?? new Uint8Array(0), call };
+    } catch (error) {
+      const converted = toSdkError(error, call);
+      // A DELETE whose earlier attempt lost its response may have been carried out by it: a 404
+      // on the retry then means the resource is gone, which is what the caller asked for.
+      if (request.method === 'DELETE' && call.lostResponse && converted instanceof NotFoundError) {
+        const response = new Response(null, {
+          status: converted.status,
+          headers: converted.headers,
+        });
+        return { response, body: new Uint8Array(0), call };
+      }
+      throw converted;
+    }
+  }
+}
+
+function now(): number {
+  return globalThis.performance?.now() ?? Date.now();
+}
+
+/**
+ * The `fetch` ky calls once per attempt: it counts and logs the attempt, and reads the body
+ * within the attempt, so ky's per-attempt timeout covers it and a body that is cut off is a
+ * failed attempt that the retry policy sees like any dropped connection.
+ */
+function attempt(
+  baseFetch: typeof globalThis.fetch,
+  call: Call,
+  bodies: WeakMap<Response, Uint8Array<ArrayBuffer>>,
+): typeof globalThis.fetch {
+  return async (input, init) => {
+    call.attempts += 1;
+    const request = input instanceof Request ? input : new Request(input, init);
+    const { signal } = request;
+    const { method, target, idempotencyKey } = call.request;
+    const fields = { method, path: target, attempt: call.attempts, idempotencyKey };
+    const started = now();
+    call.logger?.log('debug', `→ ${method} ${target}`, fields);
+    const lost = (error: unknown, what: string) => {
+      call.lostResponse = true;
+      call.logger?.log('warn', `✕ ${method} ${target}: ${what}`, {
+        ...fields,
+        durationMs: Math.round(now() - started),
+        reason: error instanceof Error ? error.name : 'Error',
+      });
+    };
+
+    let response: Response;
+    try {
+      response = await baseFetch(input, init);
+    } catch (error) {
+      lost(error, 'no response');
+      // An abort (the caller's signal, or ky's timeout) is ky's to report.
+      if (signal.aborted) throw error;
+      // ky knows the network errors of the runtimes it has seen; any other failure of fetch
+      // without an abort is a missing response too, retried and reported as a connection error.
+      throw isNetworkError(error) ? error : new NetworkError(request, { cause: asError(error) });
+    }
+    call.requestId = response.headers.get('x-request-id');
+    const { status } = response;
+    // A browser hides a redirect it was told not to follow behind an empty `opaqueredirect`.
+    if (response.type === 'opaqueredirect') return response;
+    if (status < 200 || status > 599) {
+      void response.body?.cancel().catch(() => undefined);
+      throw new ResponseValidationError(
+        status,
+        response.headers,
+        [{ path: [], message: `HTTP status ${status} is not one the service answers with` }],
+        detailsOf(call),
+      );
+    }
+
+    let body: Uint8Array<ArrayBuffer>;
+    try {
+      body = await readBody(response, signal, MAX_RESPONSE_BYTES);
+    } catch (error) {
+      if (error instanceof ResponseTooLarge) {
+        throw new ResponseValidationError(
+          status,
+          response.headers,
+          [{ path: [], message: error.message }],
+          detailsOf(call),
+        );
+      }
+      lost(error, 'body cut off');
+      if (signal.aborted) throw error;
+      throw new NetworkError(request, {
+        cause: new ResponseBodyCutOff('the response body was cut off', { cause: error }),
+      });
+    }
+    call.logger?.log(status >= 400 ? 'warn' : 'info', `← ${status} ${method} ${target}`, {
+      ...fields,
+      status,
+      durationMs: Math.round(now() - started),
+      requestId: call.requestId,
+    });
+    const buffered = new Response(NULL_BODY_STATUSES.has(status) ? null : body, {
+      status,
+      statusText: response.statusText,
+      headers: response.headers,
+    });
+    bodies.set(buffered, body);
+    return buffered;
+  };
+}
+
+function asError(value: unknown): Error {
+  return value instanceof Error ? value : new Error(String(value));
+}
+
+function callOf(options: { context: unknown }): Call | undefined {
+  return (options.context as { call?: Call } | undefined)?.call;
+}
+
+function beforeRetry({ options, error, retryCount }: BeforeRetryState): void {
+  const call = callOf(options);
+  if (call === undefined) return;
+  // A timed-out attempt may have reached the server even though no answer came back.
+  if (!isHTTPError(error)) call.lostResponse = true;
+  call.logger?.log('warn', `retrying ${call.request.method} ${call.request.target}`, {
+    method: call.request.method,
+    path: call.request.target,
+    attempt: retryCount + 1,
+    reason: error instanceof HTTPError ? String(error.response.status) : error.name,
+    idempotencyKey: call.request.idempotencyKey,
+  });
+}
+
+function beforeError({ error, options }: BeforeErrorState): Error {
+  const call = callOf(options);
+  return call === undefined ? error : toSdkError(error, call);
+}
+
+/**
+ * The single place where a failure becomes one of our errors, with the call's details. Nothing
+ * of ky's errors (whose request holds the Authorization header) is kept as a cause.
+ */
+function toSdkError(error: unknown, call: Call): SecretsVaultError {
+  if (error instanceof SecretsVaultError) return error;
+  const details = detailsOf(call);
+  let converted: SecretsVaultError;
+  if (call.signal?.aborted) {
+    converted = new APIUserAbortError(undefined, details);
+  } else if (isHTTPError(error)) {
+    converted = makeAPIError(
+      error.response.status,
+      error.response.headers,
+      error.data,
+      sensitiveForms(call.request.sensitive),
+      details,
+    );
+  } else if (isTimeoutError(error)) {
+    converted = new APITimeoutError(describeTimeout(call), details);
+  } else if (isNetworkError(error)) {
+    const cause = error.cause instanceof Error ? error.cause : undefined;
+    converted = new APIConnectionError(
+      `Connection error: ${describeConnectionFailure(cause, call.request.url)}`,
+      { ...details, ...(cause ? { cause } : {}) },
+    );
+  } else {
+    // Not a failure ky knows: keep it as the cause unless it is one of ky's (it holds the request).
+    const cause = error instanceof Error && !('request' in error) ? error : undefined;
+    converted = new SecretsVaultError(
+      `Request failed unexpectedly (${error instanceof Error ? error.name : 'non-error thrown'})`,
+      { ...details, ...(cause ? { cause } : {}) },
+    );
+  }
+  call.logger?.log('error', `${converted.name}: ${call.request.method} ${call.request.target}`, {
+    method: call.request.method,
+    path: call.request.target,
+    attempt: details.attempts,
+    reason: converted.name,
+    idempotencyKey: call.request.idempotencyKey,
+    requestId: details.requestId,
+    ...('status' in converted && typeof converted.status === 'number'
+      ? { status: converted.status }
+      : {}),
+  });
+  return converted;
+}
+
+function describeTimeout(call: Call): string {
+  const { timeout, totalTimeout } = call.request.settings;
+  // Each attempt gets min(timeout, what is left of totalTimeout): when the call has used up
+  // totalTimeout (timers may fire a hair early on another clock), that is what ended it.
+  if (totalTimeout !== undefined && now() - call.startedAt >= totalTimeout - 5) {
+    return `Request timed out: the call took longer than totalTimeout (${totalTimeout} ms)`;
+  }
+  return `Request timed out: attempt ${Math.max(call.attempts, 1)} took longer than timeout (${timeout} ms)`;
+}
