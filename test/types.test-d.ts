@@ -2,6 +2,8 @@
  * Type tests: compiled by vitest's typecheck (and `npm run typecheck`), never run.
  */
 import { describe, expectTypeOf, it } from 'vitest';
+import type { HttpCore } from '../src/core/http.js';
+import type { PathParamNames } from '../src/core/route.js';
 import type {
   APIPromise,
   APIResponse,
@@ -99,5 +101,38 @@ describe('public types', () => {
     void client.secrets.create('v', { name: 'n', value: { port: 5432 } });
     // @ts-expect-error team members have no update
     void client.teams.members.update;
+  });
+});
+
+declare const core: HttpCore;
+
+describe('internal route types', () => {
+  it('types a route path parameters from its path template', () => {
+    expectTypeOf<PathParamNames<'/vaults/{vaultId}/members/{memberId}'>>().toEqualTypeOf<
+      'vaultId' | 'memberId'
+    >();
+    expectTypeOf<PathParamNames<'/org'>>().toEqualTypeOf<never>();
+    expectTypeOf(client.vaults.get('id')).toExtend<Promise<Vault>>();
+  });
+
+  it('makes a placeholder typo a compile error', () => {
+    const expected = { kind: 'nothing' } as const;
+    void core.request({
+      method: 'DELETE',
+      path: '/vaults/{vaultId}',
+      pathParams: { vaultId: 'v' },
+      expected,
+    });
+    void core.request({
+      method: 'DELETE',
+      path: '/vaults/{vaultID}',
+      // @ts-expect-error the placeholder is {vaultID}, so a `vaultId` parameter fills nothing
+      pathParams: { vaultId: 'v' },
+      expected,
+    });
+    // @ts-expect-error a route with a placeholder needs its parameter
+    void core.request({ method: 'DELETE', path: '/secrets/{secretId}', expected });
+    // @ts-expect-error a route without placeholders takes no parameters
+    void core.request({ method: 'GET', path: '/org', pathParams: { orgId: 'o' }, expected });
   });
 });
