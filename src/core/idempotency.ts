@@ -1,10 +1,10 @@
 /**
- * The `Idempotency-Key` of creating POSTs (api-contract.md §4 and §8). The key is chosen once per
+ * The `Idempotency-Key` of creating POSTs. The key is chosen once per
  * call, before the first attempt, and every retry of that call sends the same key.
  */
 import { RequestValidationError } from './errors.js';
 
-// 1 to 255 printable ASCII characters (§8). Leading or trailing spaces are refused too: fetch
+// 1 to 255 printable ASCII characters, as the service requires. Leading or trailing spaces are refused too: fetch
 // trims header values, so the server would file the request under a different key.
 const VALID_KEY = /^(?! )[\x20-\x7e]{1,255}(?<! )$/;
 

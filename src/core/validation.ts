@@ -5,7 +5,7 @@
 import * as z from 'zod/mini';
 import type { ValidationIssue } from './errors.js';
 
-/** The most bytes a POST or PATCH body may have (api-contract.md §8: "at most 1 MB"). */
+/** The most bytes a POST or PATCH body may have: the service accepts at most 1 MB. */
 export const MAX_BODY_BYTES = 1_000_000;
 
 /** Result of {@link check}: the value on success, the issues otherwise. */

@@ -1,5 +1,5 @@
 /**
- * The audit log (api-contract.md §2 "Audit entry", §4 "Audit log").
+ * The audit log: who did what to which resource, newest first.
  */
 import * as z from 'zod/mini';
 import type { RequestOptions } from '../core/options.js';

@@ -1,6 +1,5 @@
 /**
- * The caller's organization, its members and its invitations (api-contract.md §2
- * "Organization", "Organization member", "Invitation"; §4 "Organization").
+ * The caller's organization, its members and its invitations.
  */
 import * as z from 'zod/mini';
 import type { APIPromise } from '../core/api-promise.js';
@@ -67,7 +66,7 @@ export const InvitationCreateParams = z.object({
   email: z.string(),
   role: z.string().check(
     z.minLength(1, 'must be a role such as member or admin'),
-    // api-contract.md §4: "owner" cannot be granted by an invitation.
+    // The service never grants "owner" by invitation: ownership moves only by a role change.
     z.refine(
       (role) => role !== 'owner',
       'cannot be "owner": ownership is transferred, not invited',

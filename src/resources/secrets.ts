@@ -1,5 +1,5 @@
 /**
- * Secrets (api-contract.md §2 "Secret", §3, §4 "Secrets"). A secret's value is an object of
+ * Secrets: metadata, archiving, and values. A secret's value is an object of
  * strings; it is returned only by `getValue` and `listValues`, and never appears in an error.
  */
 import * as z from 'zod/mini';

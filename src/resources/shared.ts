@@ -1,6 +1,6 @@
 /**
  * Schemas used by more than one resource: the embedded user, list parameters, colours and
- * vault roles (api-contract.md §2 and §8).
+ * vault roles.
  */
 import * as z from 'zod/mini';
 import type { HttpCore } from '../core/http.js';
@@ -15,12 +15,12 @@ export const VaultRole = z.enum(['admin', 'editor', 'member']);
 /** A role on a vault, lowest to highest: `member`, `editor`, `admin`. */
 export type VaultRole = z.infer<typeof VaultRole>;
 
-/** A colour in the form `#RRGGBB` (api-contract.md §2). */
+/** A colour in the form `#RRGGBB`. */
 export const HexColor = z
   .string()
   .check(z.regex(/^#[0-9A-Fa-f]{6}$/, 'must be a colour in the form #RRGGBB'));
 
-/** Query parameters of every paginated list (api-contract.md §4 and §8). */
+/** Query parameters of every paginated list: `limit` from 1 to 100, and an opaque `cursor`. */
 export const ListParams = z.object({
   limit: z.optional(
     z

@@ -1,5 +1,5 @@
 /**
- * Teams and their members (api-contract.md §2 "Team", "Team member"; §4 "Teams", "Team members").
+ * Teams and their members: the `teams` namespace and `teams.members`.
  */
 import * as z from 'zod/mini';
 import type { APIPromise } from '../core/api-promise.js';

@@ -1,6 +1,5 @@
 /**
- * Vaults and their members (api-contract.md §2 "Vault", "Vault member"; §4 "Vaults",
- * "Vault members").
+ * Vaults and their members: the `vaults` namespace and `vaults.members`.
  */
 import * as z from 'zod/mini';
 import type { APIPromise } from '../core/api-promise.js';
