@@ -115,7 +115,7 @@ export class RedirectError extends APIError {
     const location = init.headers.get('location');
     super({
       ...init,
-      message: `Refused to follow a redirect (status ${init.status}): the SDK never follows redirects; check baseUrl`,
+      message: `Refused to follow a redirect (${init.status === 0 ? 'status hidden by the browser' : `status ${init.status}`}): the SDK never follows redirects; check baseUrl`,
     });
     this.location = location === null ? null : escapeControlCharacters(location);
   }

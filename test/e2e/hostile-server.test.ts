@@ -121,6 +121,29 @@ describe('redirects', () => {
     expect(server.requests).toHaveLength(1);
   });
 
+  it('reports the opaque redirect a browser gives for redirect: manual as RedirectError', async () => {
+    const seenModes: string[] = [];
+    const fetch = async (input: RequestInfo | URL) => {
+      seenModes.push((input as Request).redirect);
+      // What a browser hands back: status 0, no headers, type opaqueredirect.
+      const response = new Response(null, { status: 200 });
+      for (const [name, value] of Object.entries({
+        status: 0,
+        ok: false,
+        type: 'opaqueredirect',
+      })) {
+        Object.defineProperty(response, name, { value });
+      }
+      return response;
+    };
+    const client = new SecretsVault({ baseUrl: 'https://vault.example.com', token: TOKEN, fetch });
+    const error = await rejectionOf(client.vaults.get('vlt_1'));
+    expect(error).toBeInstanceOf(RedirectError);
+    expect((error as RedirectError).status).toBe(0);
+    expect((error as Error).message).toContain('status hidden by the browser');
+    expect(seenModes).toEqual(['manual']);
+  });
+
   it('spends one request on a redirect loop, and does not retry it', async () => {
     const server = await start((request, response) => {
       response.writeHead(302, { Location: request.url });
