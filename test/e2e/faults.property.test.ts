@@ -1,14 +1,14 @@
 /**
- * Property-based tests: random schedules of faults from the mock (dropped connections before
- * and after the service commits, 5xx, 429, non-retryable 4xx, delays) against creates, updates,
- * deletes and list pages. A small model predicts what the client must do; the client must
- * match it exactly.
+ * Property-based tests: random schedules of faults (dropped connections before and after the
+ * service commits, bodies cut off after it commits, 5xx, 429, non-retryable 4xx, delays) against
+ * creates, updates, deletes and list pages. A small model predicts what the client must do; the
+ * client must match it exactly.
  */
 import fc from 'fast-check';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { SecretsVault } from '../../src/index.js';
-import { createVaultMock, type MockFault } from '../../src/mock/index.js';
+import { APIConnectionError, SecretsVault } from '../../src/index.js';
+import { createVaultMock, type FaultTarget, type MockFault } from '../../src/mock/index.js';
 
 const mock = createVaultMock();
 const server = setupServer(...mock.handlers);
@@ -30,7 +30,8 @@ afterEach(() => {
 });
 afterAll(() => server.close());
 
-type FaultName =
+/** Faults the mock plays itself. */
+type MockFaultName =
   | 'drop'
   | 'drop-after-commit'
   | 'status-500'
@@ -40,9 +41,17 @@ type FaultName =
   | 'status-422'
   | 'delay';
 
+/**
+ * Every fault of a schedule. `cut-body-after-commit` is not the mock's: the service carries the
+ * request out and its status and headers arrive, then the body stream fails part-way. It is made
+ * here, around the real fetch (see {@link scheduledClient}).
+ */
+type FaultName = MockFaultName | 'cut-body-after-commit';
+
 const faultArbitrary = fc.constantFrom<FaultName>(
   'drop',
   'drop-after-commit',
+  'cut-body-after-commit',
   'status-500',
   'status-503',
   'status-429',
@@ -52,7 +61,7 @@ const faultArbitrary = fc.constantFrom<FaultName>(
 );
 const scheduleArbitrary = fc.array(faultArbitrary, { maxLength: MAX_RETRIES + 2 });
 
-function toFault(name: FaultName): MockFault {
+function toFault(name: MockFaultName): MockFault {
   switch (name) {
     case 'drop':
       return { kind: 'network-error' };
@@ -67,9 +76,63 @@ function toFault(name: FaultName): MockFault {
   }
 }
 
-/** Plays a schedule onto the mock: fault i hits the i-th matching request. */
-function inject(method: string, path: string, schedule: readonly FaultName[]): void {
-  for (const name of schedule) mock.faults.inject({ method, path, times: 1 }, toFault(name));
+// Where a cut body stops: a few bytes in, or halfway through a shorter body.
+const CUT_AFTER_BYTES = 8;
+
+/**
+ * The real answer with its body cut off: the status and headers as sent, then a prefix of the
+ * body, then the error undici gives when the server closes the socket mid-body.
+ */
+async function cutBody(response: Response): Promise<Response> {
+  // A 204 has no body to cut: it is whole once its headers have arrived.
+  if (response.body === null) return response;
+  const body = new Uint8Array(await response.arrayBuffer());
+  const prefix = body.slice(0, Math.min(CUT_AFTER_BYTES, Math.floor(body.length / 2)));
+  let sentPrefix = false;
+  // `pull`, not `start`: erroring a stream drops the chunks still queued in it.
+  const stream = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (sentPrefix) {
+        const socket = Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' });
+        controller.error(new TypeError('terminated', { cause: socket }));
+        return;
+      }
+      sentPrefix = true;
+      controller.enqueue(prefix);
+    },
+  });
+  return new Response(stream, {
+    status: response.status,
+    statusText: response.statusText,
+    headers: response.headers,
+  });
+}
+
+/**
+ * A client whose attempts meet `schedule` in order, fault i on attempt i, and that counts the
+ * attempts it sends. A mock fault is injected on `target` just before its own attempt, not all up
+ * front: the mock plays its faults on the next matching requests, so faults injected ahead would
+ * slide onto the attempts whose body this wrapper cuts.
+ */
+function scheduledClient(
+  target: Pick<FaultTarget, 'method' | 'path'>,
+  schedule: readonly FaultName[],
+): { client: SecretsVault; attempts: () => number } {
+  let attempts = 0;
+  const client = new SecretsVault({
+    baseUrl: mock.baseUrl,
+    token: mock.principals.owner.token,
+    maxRetries: MAX_RETRIES,
+    retryBudget: false,
+    fetch: async (input, init) => {
+      const fault = schedule[attempts];
+      attempts += 1;
+      if (fault === 'cut-body-after-commit') return cutBody(await globalThis.fetch(input, init));
+      if (fault !== undefined) mock.faults.inject({ ...target, times: 1 }, toFault(fault));
+      return globalThis.fetch(input, init);
+    },
+  });
+  return { client, attempts: () => attempts };
 }
 
 interface Predicted {
@@ -79,34 +142,52 @@ interface Predicted {
   readonly committed: boolean;
 }
 
+/** What the operation under test answers when it succeeds. */
+interface Operation {
+  /**
+   * Its success is a 204, with no body that could be cut off (a DELETE retried after its commit
+   * gets a 404, which has one).
+   */
+  readonly answersWithoutBody?: boolean;
+}
+
 /** What a correct client does under a schedule: retry what is retryable, up to MAX_RETRIES. */
-function predict(schedule: readonly FaultName[]): Predicted {
+function predict(schedule: readonly FaultName[], operation: Operation = {}): Predicted {
   let committed = false;
   for (let attempt = 0; ; attempt += 1) {
     const fault = schedule[attempt];
     if (fault === undefined || fault === 'delay')
       return { succeeds: true, attempts: attempt + 1, committed: true };
+    if (fault === 'cut-body-after-commit') {
+      // Only the first commit answers 204; once done, a DELETE is answered 404, with a body.
+      if (operation.answersWithoutBody && !committed)
+        return { succeeds: true, attempts: attempt + 1, committed: true };
+      committed = true;
+    }
     if (fault === 'drop-after-commit') committed = true;
+    // A cut body is a lost response, retried like a dropped connection (creates carry a key).
     const retryable = fault !== 'status-400' && fault !== 'status-422';
     if (!retryable || attempt === MAX_RETRIES)
       return { succeeds: false, attempts: attempt + 1, committed };
   }
 }
 
-/** A client that counts the attempts it sends. */
-function countingClient(): { client: SecretsVault; attempts: () => number } {
+interface PredictedList {
+  readonly succeeds: boolean;
+  readonly attempts: number;
+  /** Pages fetched in full before the iteration ended or failed. */
+  readonly pagesRead: number;
+}
+
+/** Iterating `pages` pages: each page is its own GET, with its own MAX_RETRIES, in turn. */
+function predictList(schedule: readonly FaultName[], pages: number): PredictedList {
   let attempts = 0;
-  const client = new SecretsVault({
-    baseUrl: mock.baseUrl,
-    token: mock.principals.owner.token,
-    maxRetries: MAX_RETRIES,
-    retryBudget: false,
-    fetch: (input, init) => {
-      attempts += 1;
-      return fetch(input, init);
-    },
-  });
-  return { client, attempts: () => attempts };
+  for (let page = 0; page < pages; page += 1) {
+    const fetched = predict(schedule.slice(attempts));
+    attempts += fetched.attempts;
+    if (!fetched.succeeds) return { succeeds: false, attempts, pagesRead: page };
+  }
+  return { succeeds: true, attempts, pagesRead: pages };
 }
 
 const owner = () =>
@@ -126,8 +207,10 @@ describe('under random fault schedules', () => {
       fc.asyncProperty(scheduleArbitrary, async (schedule) => {
         mock.reset();
         const predicted = predict(schedule);
-        inject('POST', '/v1/vaults', schedule);
-        const { client, attempts } = countingClient();
+        const { client, attempts } = scheduledClient(
+          { method: 'POST', path: '/v1/vaults' },
+          schedule,
+        );
 
         const result = await settle(client.vaults.create({ name: 'payments' }));
         mock.faults.clear();
@@ -136,6 +219,7 @@ describe('under random fault schedules', () => {
         expect(result.ok).toBe(predicted.succeeds);
         expect(attempts()).toBe(predicted.attempts);
         expect(attempts()).toBeLessThanOrEqual(MAX_RETRIES + 1);
+        // A retry after a commit carries the same Idempotency-Key: the mock replays, never remakes.
         expect(vaults).toHaveLength(predicted.committed ? 1 : 0);
         if (result.ok) expect(vaults[0]?.id).toBe(result.value.id);
       }),
@@ -149,8 +233,10 @@ describe('under random fault schedules', () => {
         mock.reset();
         const vault = await owner().vaults.create({ name: 'before' });
         const predicted = predict(schedule);
-        inject('PATCH', '/v1/vaults/:vaultId', schedule);
-        const { client, attempts } = countingClient();
+        const { client, attempts } = scheduledClient(
+          { method: 'PATCH', path: '/v1/vaults/:vaultId' },
+          schedule,
+        );
 
         const result = await settle(client.vaults.update(vault.id, { name: 'after' }));
         mock.faults.clear();
@@ -170,9 +256,11 @@ describe('under random fault schedules', () => {
       fc.asyncProperty(scheduleArbitrary, async (schedule) => {
         mock.reset();
         const vault = await owner().vaults.create({ name: 'doomed' });
-        const predicted = predict(schedule);
-        inject('DELETE', '/v1/vaults/:vaultId', schedule);
-        const { client, attempts } = countingClient();
+        const predicted = predict(schedule, { answersWithoutBody: true });
+        const { client, attempts } = scheduledClient(
+          { method: 'DELETE', path: '/v1/vaults/:vaultId' },
+          schedule,
+        );
 
         const result = await settle(client.vaults.delete(vault.id));
         mock.faults.clear();
@@ -189,7 +277,14 @@ describe('under random fault schedules', () => {
 
   it('iterating a list under page faults yields every item exactly once, in order', async () => {
     const retryableSchedule = fc.array(
-      fc.constantFrom<FaultName>('drop', 'status-500', 'status-503', 'status-429', 'delay'),
+      fc.constantFrom<FaultName>(
+        'drop',
+        'cut-body-after-commit',
+        'status-500',
+        'status-503',
+        'status-429',
+        'delay',
+      ),
       { maxLength: 8 },
     );
     await fc.assert(
@@ -205,8 +300,12 @@ describe('under random fault schedules', () => {
           const expected = (await seeder.vaults.list({ limit: 100 }).toArray()).map(
             (vault) => vault.id,
           );
-          inject('GET', '/v1/vaults', schedule);
-          const { client } = countingClient();
+          // The last page has no next cursor, and an empty list is still one page.
+          const predicted = predictList(schedule, Math.max(1, Math.ceil(count / limit)));
+          const { client, attempts } = scheduledClient(
+            { method: 'GET', path: '/v1/vaults' },
+            schedule,
+          );
 
           const seen: string[] = [];
           const result = await settle(
@@ -214,14 +313,48 @@ describe('under random fault schedules', () => {
               for await (const vault of client.vaults.list({ limit })) seen.push(vault.id);
             })(),
           );
+          mock.faults.clear();
 
+          expect(result.ok).toBe(predicted.succeeds);
+          expect(attempts()).toBe(predicted.attempts);
           expect(new Set(seen).size).toBe(seen.length);
-          if (result.ok) expect(seen).toEqual(expected);
-          else expect(expected.slice(0, seen.length)).toEqual(seen);
+          expect(seen).toEqual(expected.slice(0, predicted.pagesRead * limit));
         },
       ),
       { numRuns: 40 },
     );
+  });
+});
+
+describe('a body cut off after the service commits', () => {
+  it('fails a create cut off on every attempt with APIConnectionError after maxRetries + 1 attempts, having made one vault', async () => {
+    const schedule = Array.from(
+      { length: MAX_RETRIES + 2 },
+      (): FaultName => 'cut-body-after-commit',
+    );
+    expect(predict(schedule)).toEqual({
+      succeeds: false,
+      attempts: MAX_RETRIES + 1,
+      committed: true,
+    });
+    const { client, attempts } = scheduledClient({ method: 'POST', path: '/v1/vaults' }, schedule);
+
+    const result = await settle(client.vaults.create({ name: 'payments' }));
+    mock.faults.clear();
+    const vaults = await owner().vaults.list().toArray();
+
+    expect(result.ok).toBe(false);
+    const error = result.ok ? undefined : result.error;
+    expect(error).toBeInstanceOf(APIConnectionError);
+    expect(error).toMatchObject({
+      message: expect.stringMatching(/^Connection error: the response body was cut off/),
+      attempts: MAX_RETRIES + 1,
+      method: 'POST',
+      idempotencyKey: expect.any(String),
+    });
+    expect(attempts()).toBe(MAX_RETRIES + 1);
+    // Every retry carried the first attempt's Idempotency-Key, so the mock replayed it.
+    expect(vaults).toHaveLength(1);
   });
 });
 
