@@ -118,6 +118,7 @@ export async function runRoute(
   params: Record<string, string>,
   pathname: string,
 ): Promise<Response> {
+  deps.store.sweepExpired();
   const active = deps.faults.take(request.method, pathname);
   const find = <K extends MockFault['kind']>(kind: K) =>
     active?.fault.kind === kind ? (active.fault as Extract<MockFault, { kind: K }>) : undefined;
@@ -187,7 +188,10 @@ async function authenticatedResponse(
           'Idempotency-Key must be 1 to 255 printable characters',
         );
       }
-      const scope = [principal.orgId, principal.id, route.method, url.pathname, key].join('\n');
+      // Scoped to the route and its decoded parameters, not to how the path was spelled:
+      // `/v1/vaults/` and `/v1/%76aults` reach the same handler and must share one record.
+      const target = `${route.path}\n${JSON.stringify(Object.entries(params).sort())}`;
+      const scope = [principal.orgId, principal.id, route.method, target, key].join('\n');
       const replay = checkIdempotency(store, scope, canonicalJson(body));
       if (replay) {
         audit(true);

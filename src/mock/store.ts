@@ -167,6 +167,7 @@ export interface MockPrincipals {
 }
 
 const SEED_TIME = '2026-01-05T09:00:00.000Z';
+const SWEEP_INTERVAL_MS = 60_000;
 
 /** @internal The state of one mock instance. */
 export class MockStore {
@@ -187,6 +188,7 @@ export class MockStore {
   cursors = new Map<string, CursorRecord>();
   #sequence = 0;
   #seeded!: MockPrincipals;
+  #lastSweep = Number.NEGATIVE_INFINITY;
 
   constructor(clock: MockClock) {
     this.clock = clock;
@@ -212,6 +214,24 @@ export class MockStore {
     return `${this.#sequence.toString(16).padStart(8, '0')}${random.slice(8)}`;
   }
 
+  /**
+   * Drops expired cursors and stored idempotent responses, so a mock that runs for days does not
+   * grow with every list it pages and every create it replays. Runs at most once per minute of
+   * the mock's clock (or at once when the clock moved back), since each run walks both maps.
+   */
+  sweepExpired(): void {
+    const now = this.clock.now();
+    if (now - this.#lastSweep < SWEEP_INTERVAL_MS && now >= this.#lastSweep) return;
+    this.#lastSweep = now;
+    for (const [token, cursor] of this.cursors) {
+      if (cursor.expiresAt <= now) this.cursors.delete(token);
+    }
+    for (const [scope, record] of this.idempotency) {
+      // A running record has no expiry: it is dropped when its request ends.
+      if (record.state === 'done' && record.expiresAt <= now) this.idempotency.delete(scope);
+    }
+  }
+
   /** Drops every record and seeds the organizations and principals again. */
   reset(): void {
     for (const map of [
@@ -232,6 +252,7 @@ export class MockStore {
       map.clear();
     }
     this.#sequence = 0;
+    this.#lastSweep = Number.NEGATIVE_INFINITY;
     this.#seeded = this.#seed();
   }
 
