@@ -68,6 +68,8 @@ function findSystemError(root: unknown): SystemError | undefined {
       /^[A-Z][A-Z0-9_]+$/.test(record.code)
     ) {
       code = record.code;
+      // Every address of the host failed the same way: the host says it better than one of them.
+      if (Array.isArray(record.errors) && record.errors.length > 1) break;
     }
     if (where === undefined) {
       if (typeof record.address === 'string') {

@@ -485,6 +485,29 @@ describe('connection failures', () => {
     expect((error as Error).cause).toBeInstanceOf(TypeError);
   });
 
+  it('names the host when every address of it refused the connection', async () => {
+    const refused = (address: string) =>
+      Object.assign(new Error(`connect ECONNREFUSED ${address}:8200`), {
+        code: 'ECONNREFUSED',
+        address,
+        port: 8200,
+      });
+    const everyAddress = Object.assign(new AggregateError([refused('::1'), refused('127.0.0.1')]), {
+      code: 'ECONNREFUSED',
+    });
+    const fetch = async () => {
+      throw new TypeError('fetch failed', { cause: everyAddress });
+    };
+    const client = new SecretsVault({
+      baseUrl: 'http://localhost:8200',
+      token: TOKEN,
+      maxRetries: 0,
+      fetch,
+    });
+    const error = await rejectionOf(client.vaults.get('vlt_1'));
+    expect((error as Error).message).toBe('Connection error: ECONNREFUSED localhost:8200');
+  });
+
   it('says when a browser blocked the request, and does not retry it', async () => {
     let attempts = 0;
     const fetch = async () => {
