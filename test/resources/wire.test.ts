@@ -3,7 +3,7 @@
  * percent-encoded path under /v1, query, headers, JSON body, Idempotency-Key, and the value.
  */
 import { describe, expect, it } from 'vitest';
-import { RequestValidationError, type SecretsVault } from '../../src/index.js';
+import { type APIPromise, RequestValidationError, type SecretsVault } from '../../src/index.js';
 import {
   auditEntry,
   createClient,
@@ -21,6 +21,7 @@ import {
   vault,
   vaultMember,
 } from '../helpers.js';
+import { SUCCESS_ANSWERS } from './resource-helpers.js';
 
 type Method = 'get' | 'post' | 'patch' | 'delete';
 
@@ -443,10 +444,39 @@ describe('every method on the wire', () => {
     expect(first).not.toBe(second);
   });
 
-  it.each(creates)('$call accepts a 200 without Location as success', async (testCase) => {
-    route(testCase.method, testCase.pattern, () => ok(testCase.answer?.data));
-    await expect(testCase.run(createClient())).resolves.toEqual(testCase.expected);
-  });
+  const createAnswers = creates.flatMap((testCase) =>
+    SUCCESS_ANSWERS.map((answered) => ({ ...testCase, ...answered })),
+  );
+
+  it.each(createAnswers)(
+    '$call accepts $status (Location: $location) as success',
+    async ({ status, location, ...testCase }) => {
+      route(testCase.method, testCase.pattern, () =>
+        ok(testCase.answer?.data, { status, headers: location ? { Location: '/v1/x/1' } : {} }),
+      );
+      await expect(testCase.run(createClient())).resolves.toEqual(testCase.expected);
+    },
+  );
+
+  it.each(creates)(
+    '$call reports replayed and the request id from withResponse()',
+    async (testCase) => {
+      const answers = [
+        ok(testCase.answer?.data, { status: 201, headers: { 'Idempotent-Replayed': 'true' } }),
+        ok(testCase.answer?.data, { status: 201 }),
+      ];
+      const requestIds = answers.map((response) => response.headers.get('x-request-id'));
+      route(testCase.method, testCase.pattern, (call) => answers[Math.min(call, 1)] as Response);
+      const client = createClient();
+      const replayed = await (testCase.run(client) as APIPromise<unknown>).withResponse();
+      const fresh = await (testCase.run(client) as APIPromise<unknown>).withResponse();
+      expect(replayed.data).toEqual(testCase.expected);
+      expect(replayed.replayed).toBe(true);
+      expect(replayed.requestId).toBe(requestIds[0]);
+      expect(fresh.replayed).toBe(false);
+      expect(fresh.requestId).toBe(requestIds[1]);
+    },
+  );
 
   it.each(creates)('$call refuses an invalid caller key before sending', async (testCase) => {
     const seen = route(testCase.method, testCase.pattern, () => answer(testCase));
