@@ -27,6 +27,8 @@ export {
   RedirectError,
   RequestValidationError,
   ResponseValidationError,
+  SecretReferenceError,
+  SecretsSchemaError,
   SecretsVaultError,
   type SecretsVaultErrorOptions,
   UnprocessableEntityError,
@@ -50,6 +52,7 @@ export {
   OrgMemberUpdateParams,
 } from './resources/org.js';
 export {
+  type LoadOptions,
   Secret,
   SecretCreateParams,
   SecretListParams,
@@ -83,3 +86,12 @@ export {
   Vaults,
   VaultUpdateParams,
 } from './resources/vaults.js';
+export {
+  createSecretCache,
+  type SecretCache,
+  type SecretCacheLoadOptions,
+  type SecretCacheOptions,
+} from './startup/cache.js';
+export type { LoadedSecrets, LoadResult } from './startup/load.js';
+export type { StandardSchemaV1 } from './startup/standard-schema.js';
+export { type ToEnvOptions, toEnv } from './startup/to-env.js';

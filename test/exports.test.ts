@@ -16,6 +16,7 @@ describe('the package entry point', () => {
         'AuthenticationError',
         'BadRequestError',
         'ConflictError',
+        'createSecretCache',
         'IdempotencyInProgressError',
         'IdempotencyKeyReuseError',
         'InternalServerError',
@@ -38,6 +39,8 @@ describe('the package entry point', () => {
         'PermissionDeniedError',
         'RateLimitError',
         'RedirectError',
+        'SecretReferenceError',
+        'SecretsSchemaError',
         'RequestValidationError',
         'ResponseValidationError',
         'Secret',
@@ -58,6 +61,7 @@ describe('the package entry point', () => {
         'TeamMembers',
         'TeamUpdateParams',
         'Teams',
+        'toEnv',
         'UnprocessableEntityError',
         'User',
         'Vault',
@@ -88,12 +92,15 @@ describe('the package entry point', () => {
       if (ErrorClass === sdk.ResponseValidationError)
         return new sdk.ResponseValidationError(200, new Headers(), []);
       if (ErrorClass === sdk.RequestValidationError) return new sdk.RequestValidationError([]);
+      if (ErrorClass === sdk.SecretsSchemaError) return new sdk.SecretsSchemaError([]);
+      if (ErrorClass === sdk.SecretReferenceError)
+        return new sdk.SecretReferenceError('vault://x', 'is malformed');
       return new (ErrorClass as new () => Error)();
     };
     const errorClasses = Object.entries(sdk).filter(
       ([, value]) => typeof value === 'function' && value.prototype instanceof Error,
     );
-    expect(errorClasses).toHaveLength(20);
+    expect(errorClasses).toHaveLength(22);
     for (const [name, ErrorClass] of errorClasses) {
       const error = build(ErrorClass);
       expect(error.name).toBe(name);

@@ -2,6 +2,7 @@
  * Type tests: compiled by vitest's typecheck (and `npm run typecheck`), never run.
  */
 import { describe, expectTypeOf, it } from 'vitest';
+import * as zod from 'zod';
 import type { HttpCore } from '../src/core/http.js';
 import type { PathParamNames } from '../src/core/route.js';
 import type {
@@ -10,6 +11,7 @@ import type {
   AuditEntry,
   AuditListParams,
   Invitation,
+  LoadedSecrets,
   Organization,
   OrgMember,
   Page,
@@ -26,6 +28,7 @@ import type {
   VaultMemberUpdateResponse,
   VaultRole,
 } from '../src/index.js';
+import { createSecretCache, toEnv } from '../src/index.js';
 
 declare const client: SecretsVault;
 
@@ -134,5 +137,25 @@ describe('internal route types', () => {
     void core.request({ method: 'DELETE', path: '/secrets/{secretId}', expected });
     // @ts-expect-error a route without placeholders takes no parameters
     void core.request({ method: 'GET', path: '/org', pathParams: { orgId: 'o' }, expected });
+  });
+});
+
+describe('secrets at startup', () => {
+  it('types load by its schema, or as a record of values without one', async () => {
+    expectTypeOf(client.secrets.load('v')).toEqualTypeOf<Promise<LoadedSecrets>>();
+    const schema = zod.object({
+      database: zod.object({ url: zod.url(), port: zod.coerce.number() }),
+    });
+    const config = await client.secrets.load('v', { schema, timeout: 5_000 });
+    expectTypeOf(config).toEqualTypeOf<{ database: { url: string; port: number } }>();
+    expectTypeOf(toEnv(config)).toEqualTypeOf<Record<string, string>>();
+    expectTypeOf(client.secrets.resolveReferences({ A: 'x', B: undefined })).toEqualTypeOf<
+      Promise<{ A: string; B: undefined }>
+    >();
+    const cache = createSecretCache(client, { ttl: 1_000 });
+    expectTypeOf(cache.load('v')).toEqualTypeOf<Promise<LoadedSecrets>>();
+    expectTypeOf(await cache.load('v', { schema })).toEqualTypeOf<typeof config>();
+    // @ts-expect-error a schema is a Standard Schema, not any object
+    void client.secrets.load('v', { schema: { parse: () => ({}) } });
   });
 });

@@ -278,6 +278,37 @@ export class ResponseValidationError extends SecretsVaultError {
   }
 }
 
+/**
+ * The secrets of a vault do not fit what the caller asked for: a schema given to
+ * `client.secrets.load` rejected them (every failing path is listed), or two live secrets share a
+ * name, so a record keyed by name cannot hold both. It never carries a value.
+ */
+export class SecretsSchemaError extends SecretsVaultError {
+  override name = 'SecretsSchemaError';
+  /** Every failing path (such as `['database', 'password']`), with the schema's message. */
+  readonly issues: readonly ValidationIssue[];
+
+  constructor(issues: readonly ValidationIssue[], options: SecretsVaultErrorOptions = {}) {
+    super(`The secrets do not fit: ${formatIssues(issues)}`, options);
+    this.issues = issues;
+  }
+}
+
+/**
+ * A `vault://<vaultId>/<secret name>/<key>` reference that cannot be resolved: it is malformed
+ * (refused before any request), or names a secret or key the vault does not have.
+ */
+export class SecretReferenceError extends SecretsVaultError {
+  override name = 'SecretReferenceError';
+  /** The offending reference, as written. */
+  readonly reference: string;
+
+  constructor(reference: string, problem: string, options: SecretsVaultErrorOptions = {}) {
+    super(`Cannot resolve ${escapeControlCharacters(reference)}: ${problem}`, options);
+    this.reference = reference;
+  }
+}
+
 // Paths of response issues hold the server's keys: escaped, so they cannot forge a log line.
 function formatIssues(issues: readonly ValidationIssue[]): string {
   return escapeControlCharacters(

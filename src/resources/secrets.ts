@@ -6,6 +6,9 @@ import * as z from 'zod/mini';
 import type { APIPromise } from '../core/api-promise.js';
 import type { RequestOptions } from '../core/options.js';
 import type { PagePromise } from '../core/pagination.js';
+import { buildLoaded, type LoadResult } from '../startup/load.js';
+import { resolveReferences } from '../startup/references.js';
+import type { StandardSchemaV1 } from '../startup/standard-schema.js';
 import { APIResource, ListParams } from './shared.js';
 
 /** The metadata of a secret, without its value. */
@@ -57,6 +60,16 @@ export type SecretUpdateParams = z.infer<typeof SecretUpdateParams>;
 export const SecretListParams = ListParams;
 /** Query parameters of {@link Secrets.list}. */
 export type SecretListParams = ListParams;
+
+/** Options of {@link Secrets.load}: request options, and a schema for the loaded record. */
+export interface LoadOptions<Schema extends StandardSchemaV1 | undefined = undefined>
+  extends RequestOptions {
+  /**
+   * Any Standard Schema (zod, valibot, arktype, or a hand-written `~standard` object) that the
+   * record of secrets keyed by name must satisfy; `load` then resolves to its output.
+   */
+  readonly schema?: Schema;
+}
 
 /** The strings of a value the caller sent, so an error can never echo them back. */
 function valueStrings(params: unknown): string[] {
@@ -179,6 +192,56 @@ export class Secrets extends APIResource {
       expected: { kind: 'data', schema: SecretWithValue },
       options,
     });
+  }
+
+  /**
+   * Loads a vault's secrets as configuration, in one request to the values endpoint: a record
+   * keyed by secret name whose values are the secrets' value objects, or, with a `schema`, the
+   * schema's output. Printing the result (`console.log`, `util.inspect`, `JSON.stringify`, and
+   * so every structured logger) shows `[REDACTED]` for every value; reading a property gives the
+   * real string.
+   *
+   * @throws {SecretsSchemaError} when two live secrets share a name (checked first), or the
+   *   schema rejects the record: every failing path is listed, never a value
+   * @example
+   * ```ts
+   * import * as z from 'zod';
+   *
+   * const config = await client.secrets.load(vaultId, {
+   *   schema: z.object({ database: z.object({ url: z.url(), password: z.string() }) }),
+   * });
+   * connect(config.database.url, config.database.password);
+   * ```
+   */
+  async load<Schema extends StandardSchemaV1 | undefined = undefined>(
+    vaultId: string,
+    options: LoadOptions<Schema> = {},
+  ): Promise<LoadResult<Schema>> {
+    const { schema, ...requestOptions } = options;
+    const secrets = await this.listValues(vaultId, requestOptions);
+    return (await buildLoaded(secrets, schema)) as LoadResult<Schema>;
+  }
+
+  /**
+   * Returns a copy of a record (such as `process.env`) in which every
+   * `vault://<vaultId>/<secret name>/<key>` reference (each part percent-encoded) is replaced by
+   * the value it names; other values pass unchanged. Each vault referenced is read once, all in
+   * parallel, however many references point into it.
+   *
+   * @throws {SecretReferenceError} for a malformed reference (before any request), or one that
+   *   names a secret or key the vault does not have
+   * @example
+   * ```ts
+   * // DATABASE_PASSWORD=vault://vlt_123/database/password node server.js
+   * const env = await client.secrets.resolveReferences(process.env);
+   * connect(env.DATABASE_PASSWORD);
+   * ```
+   */
+  resolveReferences<Values extends Record<string, string | undefined>>(
+    record: Values,
+    options?: RequestOptions,
+  ): Promise<{ [Key in keyof Values]: Values[Key] }> {
+    return resolveReferences(record, (vaultId) => this.listValues(vaultId, options));
   }
 
   /**
