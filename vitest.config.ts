@@ -36,7 +36,12 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'mock',
-          include: ['test/mock/**/*.test.ts', 'test/e2e/**/*.test.ts', 'examples/**/*.test.ts'],
+          include: [
+            'test/mock/**/*.test.ts',
+            'test/e2e/**/*.test.ts',
+            'test/cli/**/*.test.ts',
+            'examples/**/*.test.ts',
+          ],
           environment: 'node',
         },
       },

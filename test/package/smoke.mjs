@@ -34,7 +34,9 @@ for (const node of [nodeEsm, nodeCjs]) assert.equal(typeof node.serveVaultMock, 
 const distribution = new URL('../../dist/', import.meta.url);
 const browserFiles = readdirSync(distribution, { recursive: true })
   .map(String)
-  .filter((file) => /\.c?js$/.test(file) && !file.startsWith('mock/node'));
+  .filter(
+    (file) => /\.c?js$/.test(file) && !file.startsWith('mock/node') && !file.startsWith('cli'),
+  );
 assert.ok(browserFiles.includes('index.js') && browserFiles.includes('mock/index.cjs'));
 for (const file of browserFiles) {
   const source = readFileSync(new URL(file, distribution), 'utf8');

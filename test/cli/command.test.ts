@@ -1,0 +1,354 @@
+/**
+ * The `secrets-vault` command as a user runs it: a real child process (the command bundled the
+ * way the package builds it) against the mock served over HTTP on loopback. Exit codes, signals,
+ * and no secret value on stdout or stderr except through `export`.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { type AddressInfo, createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseEnv } from 'node:util';
+import { build } from 'esbuild';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { SecretsVault } from '../../src/index.js';
+import { createVaultMock } from '../../src/mock/index.js';
+import { type ServedVaultMock, serveVaultMock } from '../../src/mock/node.js';
+
+const PASSWORD = 'pa$$word with "quotes" and \'more\'';
+const PEM = '-----BEGIN KEY-----\nMIIBOgIBAAJBAK\n-----END KEY-----';
+const API_KEY = 'sk_live_cli_test_51HqLyjWDarjtT1zdp';
+
+const mock = createVaultMock();
+let served: ServedVaultMock;
+let directory: string;
+let cli: string;
+let vaultId: string;
+/** A loopback port nothing listens on: connections to it are refused. */
+let closedPort: number;
+
+beforeAll(async () => {
+  directory = mkdtempSync(join(tmpdir(), 'secrets-vault-cli-'));
+  cli = join(directory, 'cli.mjs');
+  // The command as tsup builds it, but self-contained, so the test needs no prior build.
+  await build({
+    entryPoints: ['src/cli/main.ts'],
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node22',
+    outfile: cli,
+    banner: {
+      js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
+    },
+    logLevel: 'silent',
+  });
+  served = await serveVaultMock(mock);
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  closedPort = (probe.address() as AddressInfo).port;
+  await new Promise((resolve) => probe.close(resolve));
+}, 30_000);
+beforeEach(async () => {
+  mock.reset();
+  const operator = new SecretsVault({ baseUrl: served.url, token: mock.principals.owner.token });
+  const vault = await operator.vaults.create({ name: 'job' });
+  vaultId = vault.id;
+  await operator.secrets.create(vault.id, {
+    name: 'database',
+    value: { password: PASSWORD, url: 'db.internal' },
+  });
+  await operator.secrets.create(vault.id, { name: 'tls', value: { key: PEM } });
+  await operator.secrets.create(vault.id, { name: 'stripe', value: { apiKey: API_KEY } });
+});
+afterAll(async () => {
+  await served?.close();
+  rmSync(directory, { recursive: true, force: true });
+});
+
+interface Result {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Runs the command to its end, with the service's settings in its environment unless replaced. */
+function secretsVault(
+  args: string[],
+  env: Record<string, string | undefined> = {},
+): Promise<Result> {
+  const child = start(args, env);
+  return finished(child);
+}
+
+function start(args: string[], env: Record<string, string | undefined> = {}): ChildProcess {
+  const environment: Record<string, string | undefined> = {
+    PATH: process.env.PATH,
+    SECRETS_VAULT_BASE_URL: served.url,
+    SECRETS_VAULT_TOKEN: mock.principals.adminKey.token,
+    ...env,
+  };
+  return spawn(process.execPath, [cli, ...args], {
+    env: Object.fromEntries(Object.entries(environment).filter(([, value]) => value !== undefined)),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+}
+
+function finished(child: ChildProcess): Promise<Result> {
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.on('data', (chunk) => {
+    stdout += chunk;
+  });
+  child.stderr?.on('data', (chunk) => {
+    stderr += chunk;
+  });
+  return new Promise((resolve, reject) => {
+    child.once('error', reject);
+    child.once('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** A child command (node itself) that prints its environment as JSON. */
+const printEnv = (...names: string[]) => [
+  '--',
+  process.execPath,
+  '-e',
+  `console.log(JSON.stringify(Object.fromEntries(${JSON.stringify(names)}.map((n) => [n, process.env[n]]))))`,
+];
+
+function expectNoValue(text: string): void {
+  for (const value of [PASSWORD, PEM, API_KEY, 'MIIBOgIBAAJBAK']) expect(text).not.toContain(value);
+}
+
+describe('secrets-vault run', () => {
+  it('runs the command with the secrets as variables, the existing environment winning', async () => {
+    const result = await secretsVault(
+      [
+        'run',
+        '--vault',
+        vaultId,
+        ...printEnv('DATABASE_PASSWORD', 'TLS_KEY', 'STRIPE_APIKEY', 'DATABASE_URL'),
+      ],
+      { DATABASE_URL: 'from-the-environment' },
+    );
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual({
+      DATABASE_PASSWORD: PASSWORD,
+      TLS_KEY: PEM,
+      STRIPE_APIKEY: API_KEY,
+      DATABASE_URL: 'from-the-environment',
+    });
+    expectNoValue(result.stderr);
+  });
+
+  it('lets the vault win with --override, and prefixes names with --prefix', async () => {
+    const result = await secretsVault(
+      [
+        'run',
+        '--vault',
+        vaultId,
+        '--override',
+        '--prefix',
+        'APP_',
+        ...printEnv('APP_DATABASE_URL'),
+      ],
+      { APP_DATABASE_URL: 'from-the-environment' },
+    );
+    expect(JSON.parse(result.stdout)).toEqual({ APP_DATABASE_URL: 'db.internal' });
+  });
+
+  it('resolves vault:// references already in the environment', async () => {
+    const result = await secretsVault(['run', '--vault', vaultId, ...printEnv('STRIPE')], {
+      STRIPE: `vault://${vaultId}/stripe/apiKey`,
+    });
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual({ STRIPE: API_KEY });
+  });
+
+  it('passes arguments through without a shell', async () => {
+    const result = await secretsVault([
+      'run',
+      '--vault',
+      vaultId,
+      '--',
+      process.execPath,
+      '-e',
+      'console.log(JSON.stringify(process.argv.slice(1)))',
+      '$HOME',
+      '; echo injected',
+      '--vault',
+    ]);
+    expect(JSON.parse(result.stdout)).toEqual(['$HOME', '; echo injected', '--vault']);
+  });
+
+  it.each([0, 3, 42])('exits with the exit code %i of the command', async (code) => {
+    const result = await secretsVault([
+      'run',
+      '--vault',
+      vaultId,
+      '--',
+      process.execPath,
+      '-e',
+      `process.exit(${code})`,
+    ]);
+    expect(result.code).toBe(code);
+  });
+
+  it('exits 127 with one line when the command does not exist', async () => {
+    const result = await secretsVault(['run', '--vault', vaultId, '--', 'no-such-command-here']);
+    expect(result.code).toBe(127);
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    expect(result.stderr).toContain('ENOENT');
+  });
+
+  it.each(['SIGTERM', 'SIGINT'] as const)(
+    'passes %s on to the command, and exits with its code',
+    async (signal) => {
+      const child = start([
+        'run',
+        '--vault',
+        vaultId,
+        '--',
+        process.execPath,
+        '-e',
+        `process.on('${signal}', () => { console.log('caught'); process.exit(7); }); console.log('ready'); setInterval(() => {}, 1000);`,
+      ]);
+      const outcome = finished(child);
+      await untilOutput(child, 'ready');
+      child.kill(signal);
+      const result = await outcome;
+      expect(result.stdout).toContain('caught');
+      expect(result.code).toBe(7);
+    },
+  );
+
+  it('exits 128 + the signal number when a signal ended the command', async () => {
+    const child = start([
+      'run',
+      '--vault',
+      vaultId,
+      '--',
+      process.execPath,
+      '-e',
+      "console.log('ready'); setInterval(() => {}, 1000);",
+    ]);
+    const outcome = finished(child);
+    await untilOutput(child, 'ready');
+    child.kill('SIGTERM');
+    expect((await outcome).code).toBe(128 + 15);
+  });
+});
+
+function untilOutput(child: ChildProcess, text: string): Promise<void> {
+  return new Promise((resolve) => {
+    let seen = '';
+    child.stdout?.on('data', (chunk) => {
+      seen += chunk;
+      if (seen.includes(text)) resolve();
+    });
+  });
+}
+
+describe('secrets-vault export', () => {
+  it('prints dotenv that node reads back exactly', async () => {
+    const result = await secretsVault(['export', '--vault', vaultId, '--format', 'dotenv']);
+    expect(result.code).toBe(0);
+    expect(parseEnv(result.stdout)).toEqual({
+      DATABASE_PASSWORD: PASSWORD,
+      DATABASE_URL: 'db.internal',
+      TLS_KEY: PEM,
+      STRIPE_APIKEY: API_KEY,
+    });
+    expect(result.stderr).toBe('');
+  });
+
+  it('prints one JSON object with --format json', async () => {
+    const result = await secretsVault([
+      'export',
+      '--vault',
+      vaultId,
+      '--format',
+      'json',
+      '--prefix',
+      'X_',
+    ]);
+    expect(JSON.parse(result.stdout)).toMatchObject({ X_TLS_KEY: PEM, X_STRIPE_APIKEY: API_KEY });
+  });
+});
+
+describe('secrets-vault ls', () => {
+  it('lists secret names and their keys, never values', async () => {
+    const result = await secretsVault(['ls', '--vault', vaultId]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe('database: password, url\nstripe: apiKey\ntls: key\n');
+    expectNoValue(result.stdout + result.stderr);
+  });
+});
+
+describe('help, version and failures', () => {
+  it('prints the version of the package', async () => {
+    const { version } = JSON.parse(readFileSync('package.json', 'utf8')) as { version: string };
+    const result = await secretsVault(['--version']);
+    expect(result).toMatchObject({ code: 0, stdout: `${version}\n` });
+  });
+
+  it.each([[['--help']], [['run', '--help']], [['export', '-h']], [['ls', '--help']]])(
+    'prints help for %j',
+    async (args) => {
+      const result = await secretsVault(args);
+      expect(result.code).toBe(0);
+      expect(result.stdout).toMatch(/^Usage: secrets-vault/);
+    },
+  );
+
+  it.each([
+    [
+      'a missing token',
+      ['ls', '--vault', 'v'],
+      { SECRETS_VAULT_TOKEN: undefined },
+      /SECRETS_VAULT_TOKEN/,
+    ],
+    [
+      'a missing base URL',
+      ['ls', '--vault', 'v'],
+      { SECRETS_VAULT_BASE_URL: undefined },
+      /SECRETS_VAULT_BASE_URL/,
+    ],
+    ['an unknown vault', ['ls', '--vault', 'vlt_missing'], {}, /NotFoundError/],
+    [
+      'a refused token',
+      ['export', '--vault', 'v', '--format', 'json'],
+      { SECRETS_VAULT_TOKEN: 'sv_not_a_token' },
+      /AuthenticationError/,
+    ],
+    [
+      'a network failure',
+      ['run', '--vault', 'v', '--', 'true'],
+      { SECRETS_VAULT_BASE_URL: 'http://127.0.0.1:{closedPort}' },
+      /ECONNREFUSED 127\.0\.0\.1:\d+/,
+    ],
+    ['an unknown command', ['deploy'], {}, /unknown command 'deploy'/],
+    ['a missing --vault', ['ls'], {}, /--vault <id> is required/],
+    ['an unknown option', ['ls', '--vault', 'v', '--verbose'], {}, /Unknown option '--verbose'/],
+  ] as const)(
+    'fails on %s with one line on stderr and no stack',
+    async (_case, args, env, pattern) => {
+      const settings = Object.fromEntries(
+        Object.entries(env).map(([name, value]) => [
+          name,
+          value?.replace('{closedPort}', String(closedPort)),
+        ]),
+      );
+      const result = await secretsVault([...args], settings);
+      expect(result.code).not.toBe(0);
+      const lines = result.stderr.trim().split('\n');
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toMatch(/^secrets-vault: /);
+      expect(lines[0]).toMatch(pattern);
+      expect(result.stderr).not.toMatch(/\n\s+at /);
+      expect(result.stderr).not.toContain(mock.principals.adminKey.token);
+      expect(result.stdout).toBe('');
+    },
+  );
+});
