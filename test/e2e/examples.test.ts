@@ -42,12 +42,12 @@ async function runExample(name: string): Promise<{ out: string; err: string }> {
 }
 
 describe('examples', () => {
-  it('startup-job loads every secret of the vault and prints keys with values masked', async () => {
+  it('startup-job loads typed config, prints it redacted, and names its variables', async () => {
     const operator = new SecretsVault({ baseUrl: served.url, token: mock.principals.owner.token });
     const vault = await operator.vaults.create({ name: 'checkout' });
     await operator.secrets.create(vault.id, {
       name: 'database',
-      value: { password: 'pa55-word-xyz' },
+      value: { host: 'db.internal', username: 'checkout', password: 'pa55-word-xyz' },
     });
     await operator.secrets.create(vault.id, {
       name: 'stripe',
@@ -60,11 +60,27 @@ describe('examples', () => {
     const { out, err } = await runExample('startup-job');
     expect(err).toBe('');
     expect(process.exitCode ?? 0).toBe(0);
-    expect(out).toContain(`Loaded 2 secrets from vault ${vault.id}:`);
-    expect(out).toContain('database (generic): password=****');
-    expect(out).toContain('stripe (api_key): api_key=****');
+    expect(out).toContain(`Loaded config from vault ${vault.id}:`);
+    expect(out).toContain("password: '[REDACTED]'");
+    expect(out).toContain('Database user: checkout@db.internal');
+    expect(out).toContain(
+      'Variables for child processes: CHECKOUT_DATABASE_HOST, CHECKOUT_DATABASE_USERNAME, CHECKOUT_DATABASE_PASSWORD, CHECKOUT_STRIPE_API_KEY',
+    );
     expect(out).not.toContain('pa55-word-xyz');
     expect(out).not.toContain('sk_demo_xyz');
+  });
+
+  it('startup-job exits 1 listing what the vault lacks when the secrets do not fit', async () => {
+    const operator = new SecretsVault({ baseUrl: served.url, token: mock.principals.owner.token });
+    const vault = await operator.vaults.create({ name: 'incomplete' });
+    await operator.secrets.create(vault.id, { name: 'database', value: { password: 'short' } });
+    vi.stubEnv('VAULT_ID', vault.id);
+    const { err } = await runExample('startup-job');
+    expect(process.exitCode).toBe(1);
+    expect(err).toContain(
+      'Secrets do not fit the config: database.host, database.username, database.password, stripe',
+    );
+    expect(err).not.toContain('short');
   });
 
   it('startup-job exits 1 with the error class and request id when the vault is unknown', async () => {
