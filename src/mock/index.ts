@@ -1,7 +1,8 @@
 /**
  * `@secrets-vault/sdk/mock`: a stateful, in-memory Secrets Vault Service as MSW request handlers,
- * for `setupServer` (Node) and `setupWorker` (browsers). It implements api-contract.md, and fills
- * the contract's gaps as contract-decisions.md says.
+ * for `setupServer` (Node) and `setupWorker` (browsers). It implements the service's API contract
+ * and, where the contract leaves a gap, makes one consistent choice (roles, error codes, ordering,
+ * expiry) and keeps to it.
  *
  * @packageDocumentation
  */
@@ -99,7 +100,7 @@ export function createVaultMock(options: VaultMockOptions = {}): VaultMock {
   return {
     handlers: [
       ...routeHandlers,
-      // No CORS anywhere, not even on a preflight (contract-decisions.md "Headers").
+      // The service sends no CORS headers, not even to a preflight, so neither does the mock.
       http.options(`${baseUrl}/*`, notFound),
       http.all(`${baseUrl}/v1`, notFound),
       http.all(`${baseUrl}/v1/*`, notFound),

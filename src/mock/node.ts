@@ -4,9 +4,15 @@
  *
  * @packageDocumentation
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { isIP } from 'node:net';
+import {
+  createServer,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+  STATUS_CODES,
+} from 'node:http';
+import { type AddressInfo, BlockList, isIP } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { getResponse } from 'msw';
 import type { VaultMock } from './index.js';
 import { errorResponse, MAX_BODY_BYTES, MockError } from './pipeline.js';
@@ -23,9 +29,17 @@ export interface ServeOptions {
   readonly host?: string;
   /**
    * Lets `host` name an address other machines can reach, such as `0.0.0.0`, and then answers
-   * any `Host` header. The mock's tokens are public and it guards nothing: expose it only on a
-   * network you trust, such as a container network for tests.
+   * any `Host` header (the names other machines use for it cannot be known in advance).
+   *
+   * Off by default because the mock guards nothing: its tokens are public and fixed, so anyone
+   * who can reach it can read and write everything in it. Turn it on only on a network you
+   * trust, such as a container network for tests.
    * @default false
+   * @example
+   * ```ts
+   * // Inside a test container, reachable from the other containers as http://mock:8080
+   * await serveVaultMock(mock, { host: '0.0.0.0', port: 8080, allowNonLoopbackHost: true });
+   * ```
    */
   readonly allowNonLoopbackHost?: boolean;
 }
@@ -39,7 +53,11 @@ export interface ServedVaultMock {
 }
 
 // The Fetch API refuses to build a Request with these methods; they get an answer all the same.
-const FORBIDDEN_METHODS = new Set(['CONNECT', 'TRACE', 'TRACK']);
+const UNSERVED_METHODS = new Set(['CONNECT', 'TRACE', 'TRACK']);
+
+const LOOPBACK = new BlockList();
+LOOPBACK.addSubnet('127.0.0.0', 8, 'ipv4');
+LOOPBACK.addAddress('::1', 'ipv6');
 
 /**
  * Serves the mock's handlers over HTTP on loopback. A fault of kind `network-error` (or
@@ -66,52 +84,64 @@ export async function serveVaultMock(
 ): Promise<ServedVaultMock> {
   const host = options.host ?? '127.0.0.1';
   const exposed = options.allowNonLoopbackHost === true;
-  if (!exposed && !isLoopback(host)) {
-    throw new Error(
-      `serveVaultMock: host must be a loopback address (127.0.0.1, ::1 or localhost); pass allowNonLoopbackHost: true to listen on ${host}`,
-    );
-  }
-  let allowedHosts: ReadonlySet<string> | undefined;
-  const server = createServer((incoming, outgoing) => {
-    void serve(mock, incoming, outgoing, exposed ? undefined : allowedHosts);
+  if (!exposed && !isLoopback(host)) throw nonLoopbackError(host);
+
+  // Empty (so nothing is answered) until the port is known; `undefined` answers every Host.
+  let allowedHosts: ReadonlySet<string> | undefined = exposed ? undefined : new Set();
+  const isAllowed = (authority: string | undefined) =>
+    allowedHosts === undefined || allowedHosts.has((authority ?? '').toLowerCase());
+  // Requests still being answered on each connection: a parse error after one of them must not
+  // write its own answer into the middle of theirs.
+  const inFlight = new WeakMap<Duplex, number>();
+  const handle = (
+    incoming: IncomingMessage,
+    outgoing: ServerResponse,
+    expectsContinue: boolean,
+  ) => {
+    const { socket } = incoming;
+    inFlight.set(socket, (inFlight.get(socket) ?? 0) + 1);
+    serve(mock, incoming, outgoing, isAllowed, expectsContinue)
+      .catch(() => socket.destroy())
+      .finally(() => inFlight.set(socket, (inFlight.get(socket) ?? 1) - 1));
+  };
+
+  const server = createServer();
+  server.on('request', (incoming, outgoing) => handle(incoming, outgoing, false));
+  // Node would say `100 Continue` by itself, inviting the body before anything was checked;
+  // the mock says it only to a request whose body it is going to read.
+  server.on('checkContinue', (incoming, outgoing) => handle(incoming, outgoing, true));
+  // Any other expectation is ignored (as HTTP allows) rather than answered with Node's bare 417.
+  server.on('checkExpectation', (incoming, outgoing) => handle(incoming, outgoing, false));
+  // Without a listener Node drops a CONNECT without a word; it is a method like any other here.
+  server.on('connect', (incoming: IncomingMessage, socket: Duplex) => {
+    void answerOnSocket(socket, isAllowed(incoming.headers.host) ? noSuchRoute() : misdirected());
   });
-  // What Node's parser refuses (an unknown method such as TRACK, a malformed request line, headers
+  // What Node's parser refuses (a method it does not know, a malformed request line, headers
   // too large) gets the envelope too, instead of Node's bare `400 Bad Request`.
-  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
-    if (!socket.writable || error.code === 'ECONNRESET') {
+  server.on('clientError', (error: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket) => {
+    if (!socket.writable || error.code === 'ECONNRESET' || (inFlight.get(socket) ?? 0) > 0) {
       socket.destroy();
       return;
     }
-    const tooLargeHeaders = error.code === 'HPE_HEADER_OVERFLOW';
-    const answer = tooLargeHeaders
-      ? new MockError(431, 'bad_request', 'Request headers are too large')
-      : new MockError(400, 'bad_request', 'Malformed request');
-    const body = JSON.stringify({
-      statusCode: answer.status,
-      errorCode: answer.errorCode,
-      message: answer.message,
-      data: null,
-    });
-    socket.end(
-      [
-        `HTTP/1.1 ${answer.status} ${tooLargeHeaders ? 'Request Header Fields Too Large' : 'Bad Request'}`,
-        'Content-Type: application/json',
-        `Content-Length: ${Buffer.byteLength(body)}`,
-        `X-Request-Id: req_${crypto.randomUUID()}`,
-        'Cache-Control: no-store',
-        'Connection: close',
-        '',
-        body,
-      ].join('\r\n'),
-    );
+    void answerOnSocket(socket, parseFailure(error, isAllowed));
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, host, () => resolve());
-  });
+
+  await listen(server, options.port ?? 0, host.replace(/^\[(.*)\]$/, '$1'));
   const address = server.address() as AddressInfo;
+  // `localhost` is whatever the resolver says; a hosts file could point it off the machine.
+  if (!exposed && !isLoopback(address.address)) {
+    await new Promise((resolve) => server.close(resolve));
+    throw nonLoopbackError(`${host} (${address.address})`);
+  }
   const hostname = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  allowedHosts = new Set([`${hostname}:${address.port}`, `localhost:${address.port}`]);
+  if (!exposed) {
+    const names = [hostname, 'localhost'];
+    allowedHosts = new Set([
+      ...names.map((name) => `${name}:${address.port}`),
+      // Clients leave the default port out of `Host`.
+      ...(address.port === 80 ? names : []),
+    ]);
+  }
   return {
     url: `http://${hostname}:${address.port}`,
     close: () =>
@@ -122,61 +152,116 @@ export async function serveVaultMock(
   };
 }
 
+function listen(server: Server, port: number, host: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+}
+
 function isLoopback(host: string): boolean {
-  if (host === 'localhost') return true;
-  const bare = host.replace(/^\[(.*)\]$/, '$1');
-  if (isIP(bare) === 4) return bare.startsWith('127.');
-  return isIP(bare) === 6 && (bare === '::1' || bare === '0:0:0:0:0:0:0:1');
+  const bare = host.toLowerCase().replace(/^\[(.*)\]$/, '$1');
+  if (bare === 'localhost') return true;
+  const family = isIP(bare);
+  // BlockList compares parsed addresses, so `0:0:0:0:0:0:0:1` and `::ffff:127.0.0.1` count too.
+  return family !== 0 && LOOPBACK.check(bare, family === 4 ? 'ipv4' : 'ipv6');
+}
+
+function nonLoopbackError(host: string): Error {
+  return new Error(
+    `serveVaultMock: refusing to listen on ${host}, which is not a loopback address ` +
+      "(127.0.0.1, ::1 or localhost). The mock's tokens are public: pass " +
+      'allowNonLoopbackHost: true only on a network you trust.',
+  );
+}
+
+const noSuchRoute = () => new MockError(404, 'not_found', 'No such route');
+const misdirected = () =>
+  new MockError(421, 'misdirected_request', 'This server answers only on its own address');
+const unauthorized = () => new MockError(401, 'unauthorized', 'Missing or invalid bearer token');
+const tooLarge = () =>
+  new MockError(413, 'payload_too_large', `Request body must be at most ${MAX_BODY_BYTES} bytes`);
+const malformed = () => new MockError(400, 'bad_request', 'Malformed request');
+
+/** The answer to a request Node's parser refused, from the bytes it refused. */
+function parseFailure(
+  error: NodeJS.ErrnoException & { rawPacket?: Buffer },
+  isAllowed: (authority: string | undefined) => boolean,
+): MockError {
+  if (error.code === 'HPE_HEADER_OVERFLOW') {
+    return new MockError(431, 'bad_request', 'Request headers are too large');
+  }
+  // A well-formed request whose method Node does not know is an unknown method, not a malformed
+  // request: it gets the same 404 as a method the mock does not serve.
+  const head = error.rawPacket?.toString('latin1') ?? '';
+  if (
+    error.code === 'HPE_INVALID_METHOD' &&
+    /^[!#$%&'*+.^_`|~0-9A-Za-z-]+ \S+ HTTP\/1\.[01]\r?\n/.test(head)
+  ) {
+    const host = /\r?\nhost:[ \t]*([^\r\n]*?)[ \t]*\r?\n/i.exec(head)?.[1];
+    return isAllowed(host) ? noSuchRoute() : misdirected();
+  }
+  return malformed();
 }
 
 async function serve(
   mock: VaultMock,
   incoming: IncomingMessage,
   outgoing: ServerResponse,
-  allowedHosts: ReadonlySet<string> | undefined,
+  isAllowed: (authority: string | undefined) => boolean,
+  expectsContinue: boolean,
 ): Promise<void> {
   const refuse = (error: MockError) => send(outgoing, errorResponse(error), true);
+  const target = requestTarget(incoming.url ?? '');
   // DNS rebinding: a page on attacker.example whose name now resolves to 127.0.0.1 sends
-  // `Host: attacker.example:<port>`; only the served address (or localhost) is answered.
-  const hostHeader = (incoming.headers.host ?? '').toLowerCase();
-  if (allowedHosts !== undefined && !allowedHosts.has(hostHeader)) {
-    return refuse(
-      new MockError(421, 'misdirected_request', 'This server answers only on its own address'),
-    );
-  }
+  // `Host: attacker.example:<port>`; only the served address (or localhost) is answered. An
+  // absolute request target names the host itself, and then Host is ignored, as HTTP says.
+  if (!isAllowed(target?.authority ?? incoming.headers.host)) return refuse(misdirected());
   const method = incoming.method ?? 'GET';
-  if (FORBIDDEN_METHODS.has(method)) return refuse(noSuchRoute());
-  const hasBody =
-    incoming.headers['transfer-encoding'] !== undefined ||
-    Number(incoming.headers['content-length'] ?? 0) > 0;
-  if (hasBody) {
+  if (target === undefined || UNSERVED_METHODS.has(method)) return refuse(noSuchRoute());
+  const declaredLength = Number(incoming.headers['content-length'] ?? 0);
+  if (incoming.headers['transfer-encoding'] !== undefined || declaredLength > 0) {
     // A body is read only for a caller the mock knows, and only up to the limit: an anonymous or
     // oversized upload is answered at once, and the connection closed rather than drained.
-    if (!knowsToken(mock, incoming.headers.authorization)) {
-      return refuse(new MockError(401, 'unauthorized', 'Missing or invalid bearer token'));
-    }
-    if (Number(incoming.headers['content-length'] ?? 0) > MAX_BODY_BYTES) return refuse(tooLarge());
+    if (!knowsToken(mock, incoming.headers.authorization)) return refuse(unauthorized());
+    if (declaredLength > MAX_BODY_BYTES) return refuse(tooLarge());
   }
-  let body: Buffer;
-  try {
-    const read = await readLimited(incoming, MAX_BODY_BYTES);
-    if (read === 'too-large') return refuse(tooLarge());
-    body = read;
-  } catch {
+  if (expectsContinue) outgoing.writeContinue();
+  const body = await readLimited(incoming, MAX_BODY_BYTES);
+  if (body === 'too-large') return refuse(tooLarge());
+  if (body === 'aborted') {
     incoming.socket.destroy();
     return;
   }
   let response: Response;
   try {
-    response = await respond(mock, incoming, method, body);
+    response = await respond(mock, incoming, target.path, method, body);
   } catch {
-    response = errorResponse(new MockError(400, 'bad_request', 'Malformed request'));
+    response = errorResponse(malformed());
   }
   if (response.type === 'error') {
     incoming.socket.destroy();
     return;
   }
   await send(outgoing, response, false);
+}
+
+/**
+ * The path (with query) and, for an absolute target such as a proxy sends, the authority it
+ * names; `undefined` for targets that name no path on this server (`*`, `host:port`).
+ */
+function requestTarget(url: string): { path: string; authority?: string } | undefined {
+  if (url.startsWith('/')) return { path: url };
+  if (!/^https?:\/\//i.test(url)) return undefined;
+  try {
+    const absolute = new URL(url);
+    return { path: `${absolute.pathname}${absolute.search}`, authority: absolute.host };
+  } catch {
+    return undefined;
+  }
 }
 
 function knowsToken(mock: VaultMock, header: string | undefined): boolean {
@@ -187,23 +272,34 @@ function knowsToken(mock: VaultMock, header: string | undefined): boolean {
   );
 }
 
-const noSuchRoute = () => new MockError(404, 'not_found', 'No such route');
-const tooLarge = () =>
-  new MockError(413, 'payload_too_large', `Request body must be at most ${MAX_BODY_BYTES} bytes`);
-
-/** Reads the request body, or stops at `limit` bytes and says it was too large. */
-async function readLimited(
+/**
+ * Reads the request body, or stops at `limit` bytes and says it was too large. Stopping pauses
+ * the request, so nothing more is taken off the socket before the answer closes it.
+ */
+function readLimited(
   incoming: IncomingMessage,
   limit: number,
-): Promise<Buffer | 'too-large'> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of incoming) {
-    size += (chunk as Buffer).byteLength;
-    if (size > limit) return 'too-large';
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks);
+): Promise<Buffer | 'too-large' | 'aborted'> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const finish = (result: Buffer | 'too-large' | 'aborted') => {
+      incoming.off('data', onData).off('end', onEnd).off('error', onAbort).off('close', onAbort);
+      resolve(result);
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.byteLength;
+      if (size > limit) {
+        incoming.pause();
+        finish('too-large');
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = () => finish(Buffer.concat(chunks));
+    const onAbort = () => finish('aborted');
+    incoming.on('data', onData).on('end', onEnd).on('error', onAbort).on('close', onAbort);
+  });
 }
 
 async function send(
@@ -212,16 +308,31 @@ async function send(
   closeAfter: boolean,
 ): Promise<void> {
   const headers = [...response.headers.entries()].flat();
-  if (closeAfter) headers.push('Connection', 'close');
-  outgoing.writeHead(response.status, headers);
-  outgoing.end(Buffer.from(await response.arrayBuffer()));
   // Whatever the client still sends is not read: the connection ends with the answer.
-  if (closeAfter) outgoing.once('finish', () => outgoing.socket?.destroySoon());
+  if (closeAfter) headers.push('Connection', 'close');
+  const body = Buffer.from(await response.arrayBuffer());
+  outgoing.writeHead(response.status, headers);
+  outgoing.end(body);
+}
+
+/** Answers on a bare socket (no request object exists), then closes it. */
+async function answerOnSocket(socket: Duplex, error: MockError): Promise<void> {
+  const response = errorResponse(error);
+  const body = Buffer.from(await response.arrayBuffer());
+  const head = [`HTTP/1.1 ${response.status} ${STATUS_CODES[response.status] ?? ''}`];
+  for (const [name, value] of response.headers) head.push(`${name}: ${value}`);
+  head.push(`Content-Length: ${body.byteLength}`, 'Connection: close', '', '');
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  socket.end(Buffer.concat([Buffer.from(head.join('\r\n'), 'latin1'), body]));
 }
 
 async function respond(
   mock: VaultMock,
   incoming: IncomingMessage,
+  path: string,
   method: string,
   body: Buffer,
 ): Promise<Response> {
@@ -231,7 +342,7 @@ async function respond(
     headers.set(name, Array.isArray(value) ? value.join(', ') : value);
   }
   // The handlers answer on the mock's own base URL; requests arrive on this server's origin.
-  const request = new Request(`${mock.baseUrl}${incoming.url ?? '/'}`, {
+  const request = new Request(`${mock.baseUrl}${path}`, {
     method,
     headers,
     ...(method === 'GET' || method === 'HEAD' || body.byteLength === 0

@@ -1,7 +1,7 @@
 /**
- * Cursor pagination of every mock list (api-contract.md §4 and §8, contract-decisions.md
- * "Pagination, ordering, audit"): newest first, `limit` 1 to 100 (default 50), opaque cursors
- * that expire after 15 minutes and are valid only on the list that issued them.
+ * Cursor pagination of every mock list, as the service pages: newest first, `limit` 1 to 100
+ * (default 50), opaque cursors that expire after 15 minutes and are valid only on the list that
+ * issued them.
  */
 import { type HandlerResult, MockError, type RequestContext } from './pipeline.js';
 
@@ -61,7 +61,7 @@ function parseLimit(raw: string | null): number {
   return limit;
 }
 
-/** Orders newest first: by timestamp, then by id (contract-decisions.md). */
+/** Newest first: by timestamp, then by id, so items made in one millisecond keep one order. */
 export function compareNewestFirst(aKey: string, aId: string, bKey: string, bId: string): number {
   if (aKey !== bKey) return aKey < bKey ? 1 : -1;
   if (aId !== bId) return aId < bId ? 1 : -1;

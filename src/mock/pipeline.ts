@@ -1,14 +1,14 @@
 /**
  * What every /v1 request goes through in the mock, in the order a real service would apply it:
  * faults, authentication, query and body checks, idempotency, the route's own handler, the audit
- * log, and the envelope with its headers (api-contract.md §4, §7, §8; contract-decisions.md).
+ * log, and the envelope with its headers.
  */
 import { HttpResponse } from 'msw';
 import type { ActiveFault, MockFault, MockFaults } from './faults.js';
 import type { MockStore, OrgRole, PrincipalRecord } from './store.js';
 import { ORG_ROLES } from './store.js';
 
-/** The most bytes a body may have (api-contract.md §8: "at most 1 MB"). */
+/** The most bytes a request body may have: the service's limit of 1 MB, as 1,000,000 bytes. */
 export const MAX_BODY_BYTES = 1_000_000;
 const IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000;
 const VALID_IDEMPOTENCY_KEY = /^[\x20-\x7e]{1,255}$/;
@@ -87,7 +87,7 @@ export interface PipelineDeps {
   readonly faults: MockFaults;
 }
 
-/** Headers on every /v1 response (contract-decisions.md "Headers on every /v1 response"). */
+/** Headers the service sends on every /v1 response, replays too: a new request id, no caching. */
 export function serviceHeaders(extra: Record<string, string> = {}): Headers {
   const headers = new Headers(extra);
   headers.set('X-Request-Id', `req_${crypto.randomUUID()}`);
@@ -229,7 +229,7 @@ async function authenticatedResponse(
     audit(true);
     return response;
   } catch (error) {
-    // A failed request stores nothing (api-contract.md §4): drop the marker this request set.
+    // A failed request stores nothing, so a retry with its key runs again: drop the marker it set.
     if (idempotencyScope !== undefined) store.idempotency.delete(idempotencyScope);
     audit(false);
     if (error instanceof MockError) return errorResponse(error);
@@ -286,7 +286,10 @@ function successResponse(result: HandlerResult): Response {
   return new Response(JSON.stringify(envelope), { status: result.status, headers });
 }
 
-/** Replays, refuses, or marks the key as running (contract-decisions.md "Idempotency"). */
+/**
+ * Replays the stored response (same key, same body), refuses the key (a different body, or the
+ * first request still running), or marks the key as running.
+ */
 function checkIdempotency(store: MockStore, scope: string, body: string): Response | undefined {
   const now = store.clock.now();
   const record = store.idempotency.get(scope);

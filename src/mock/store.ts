@@ -5,7 +5,7 @@
 import type { MockClock } from './clock.js';
 import { type SealedValue, ValueSealer } from './sealing.js';
 
-/** An organization role, lowest to highest (contract-decisions.md "Authentication and roles"). */
+/** An organization role, lowest to highest. */
 export type OrgRole = 'member' | 'admin' | 'owner';
 /** A vault role, lowest to highest. */
 export type VaultRoleName = 'member' | 'editor' | 'admin';
@@ -152,7 +152,7 @@ export interface MockPrincipal {
   readonly email?: string;
 }
 
-/** The principals every fresh mock has (contract-decisions.md "Authentication and roles"). */
+/** The principals every fresh mock has, with the same tokens again after every `reset()`. */
 export interface MockPrincipals {
   /** Ada, the owner of the organization "Acme". */
   readonly owner: MockPrincipal;

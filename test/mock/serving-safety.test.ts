@@ -2,15 +2,23 @@
  * The mock served over HTTP is safe to leave running on a developer machine: loopback only,
  * answers only its own `Host` (DNS rebinding), bounded request bodies that are never buffered
  * for an unknown caller, idempotency that does not depend on how a path is spelled, stores that
- * do not grow, and an envelope answer for every method.
+ * do not grow, and an envelope answer for every method. Every test goes over real sockets.
  */
 import { request as httpRequest, type IncomingMessage } from 'node:http';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createClock } from '../../src/mock/clock.js';
-import { orgRoutes } from '../../src/mock/handlers/org.js';
-import { createVaultMock, MockFaults } from '../../src/mock/index.js';
+import { connect, type Socket } from 'node:net';
+import {
+  afterAll,
+  afterEach,
+  beforeAll,
+  beforeEach,
+  describe,
+  expect,
+  it,
+  type MockInstance,
+  vi,
+} from 'vitest';
+import { createVaultMock } from '../../src/mock/index.js';
 import { type ServedVaultMock, serveVaultMock } from '../../src/mock/node.js';
-import { runRoute } from '../../src/mock/pipeline.js';
 import { MockStore } from '../../src/mock/store.js';
 
 const mock = createVaultMock();
@@ -27,6 +35,95 @@ afterAll(async () => {
 });
 
 const owner = () => `Bearer ${mock.principals.owner.token}`;
+const ownHost = () => `127.0.0.1:${port}`;
+
+interface Answer {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: Record<string, unknown> | null;
+}
+
+/** Splits what a server sent on one connection into its answers (interim ones included). */
+function parseAnswers(bytes: Buffer): Answer[] {
+  const answers: Answer[] = [];
+  let rest: Buffer = bytes;
+  while (rest.byteLength > 0) {
+    const headEnd = rest.indexOf('\r\n\r\n');
+    if (headEnd === -1) break;
+    const [statusLine = '', ...lines] = rest.subarray(0, headEnd).toString('latin1').split('\r\n');
+    const headers: Record<string, string> = {};
+    for (const line of lines) {
+      const colon = line.indexOf(':');
+      headers[line.slice(0, colon).toLowerCase()] = line.slice(colon + 1).trim();
+    }
+    const status = Number(statusLine.split(' ')[1]);
+    rest = rest.subarray(headEnd + 4);
+    let body: Buffer = Buffer.alloc(0);
+    if (status >= 200) {
+      if (headers['content-length'] !== undefined) {
+        const length = Number(headers['content-length']);
+        body = rest.subarray(0, length);
+        rest = rest.subarray(length);
+      } else if (headers['transfer-encoding'] === 'chunked') {
+        const parts: Buffer[] = [];
+        for (;;) {
+          const sizeEnd = rest.indexOf('\r\n');
+          const size = Number.parseInt(rest.subarray(0, sizeEnd).toString('latin1'), 16);
+          rest = rest.subarray(sizeEnd + 2);
+          if (!(size > 0)) break;
+          parts.push(rest.subarray(0, size));
+          rest = rest.subarray(size + 2);
+        }
+        rest = rest.subarray(rest.indexOf('\r\n') + 2);
+        body = Buffer.concat(parts);
+      } else {
+        body = rest;
+        rest = Buffer.alloc(0);
+      }
+    }
+    const text = body.toString('utf8');
+    answers.push({ status, headers, body: text === '' ? null : JSON.parse(text) });
+  }
+  return answers;
+}
+
+const openSockets = new Set<Socket>();
+afterEach(() => {
+  for (const socket of openSockets) socket.destroy();
+  openSockets.clear();
+});
+
+/**
+ * Writes `head` (and `body`, if any) on a raw connection and never finishes the request: the
+ * answers only arrive, and the promise only resolves, if the server answers and then closes the
+ * connection without waiting for the rest.
+ */
+function exchange(
+  head: string,
+  body?: Buffer,
+  options: { readonly port?: number; readonly host?: string } = {},
+): Promise<Answer[]> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(options.port ?? port, options.host ?? '127.0.0.1');
+    openSockets.add(socket);
+    const received: Buffer[] = [];
+    socket.on('data', (chunk: Buffer) => received.push(chunk));
+    socket.on('error', reject);
+    socket.on('close', () => resolve(parseAnswers(Buffer.concat(received))));
+    socket.write(head);
+    if (body !== undefined) socket.write(body);
+  });
+}
+
+/** One chunk of a chunked body, as it goes on the wire. */
+const chunkFrame = (bytes: Buffer) =>
+  Buffer.concat([Buffer.from(`${bytes.byteLength.toString(16)}\r\n`), bytes, Buffer.from('\r\n')]);
+
+/** The only answer a connection carried, asserting the server closed it after that answer. */
+function only(answers: Answer[]): Answer {
+  expect(answers).toHaveLength(1);
+  return answers[0] as Answer;
+}
 
 interface Upload {
   readonly status: number;
@@ -37,25 +134,18 @@ interface Upload {
 }
 
 /**
- * Streams a body of `total` bytes in 64 KiB chunks, waiting for the socket to drain between
- * chunks, and stops writing as soon as the answer arrives.
+ * Streams a body of `total` bytes in 64 KiB chunks with `node:http`, as a real client would,
+ * waiting for the socket to drain between chunks, and stops writing once the answer arrives.
  */
 function upload(options: {
   readonly headers: Record<string, string>;
   readonly total: number;
-  readonly path?: string;
 }): Promise<Upload> {
   return new Promise((resolve, reject) => {
     let written = 0;
     let answered = false;
     const outgoing = httpRequest(
-      {
-        host: '127.0.0.1',
-        port,
-        method: 'POST',
-        path: options.path ?? '/v1/vaults',
-        headers: options.headers,
-      },
+      { host: '127.0.0.1', port, method: 'POST', path: '/v1/vaults', headers: options.headers },
       (incoming) => {
         answered = true;
         const writtenWhenAnswered = written;
@@ -91,22 +181,20 @@ function upload(options: {
   });
 }
 
-/** Sends one raw request and reads the whole answer. */
+/** Sends one complete request with `node:http` and reads the whole answer. */
 function raw(options: {
   readonly method: string;
   readonly path: string;
   readonly headers?: Record<string, string>;
   readonly body?: string;
-}): Promise<{
-  status: number;
-  headers: IncomingMessage['headers'];
-  body: Record<string, unknown>;
-}> {
+  readonly port?: number;
+  readonly host?: string;
+}): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const outgoing = httpRequest(
       {
-        host: '127.0.0.1',
-        port,
+        host: options.host ?? '127.0.0.1',
+        port: options.port ?? port,
         method: options.method,
         path: options.path,
         headers: options.headers ?? {},
@@ -114,13 +202,14 @@ function raw(options: {
       (incoming) => {
         const chunks: Buffer[] = [];
         incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
-        incoming.on('end', () =>
+        incoming.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
           resolve({
             status: incoming.statusCode ?? 0,
-            headers: incoming.headers,
-            body: JSON.parse(Buffer.concat(chunks).toString('utf8') || 'null'),
-          }),
-        );
+            headers: incoming.headers as Record<string, string>,
+            body: text === '' ? null : JSON.parse(text),
+          });
+        });
       },
     );
     outgoing.on('error', reject);
@@ -134,22 +223,39 @@ async function vaultCount(): Promise<number> {
 }
 
 describe('request bodies', () => {
-  it('answers 413 from Content-Length alone, before the body is sent, and closes the connection', async () => {
-    const answer = await upload({
-      headers: {
-        Authorization: owner(),
-        'Content-Type': 'application/json',
-        'Content-Length': String(5_000_000),
-      },
-      total: 5_000_000,
+  it('answers 413 from Content-Length alone, without waiting for the body, and closes the connection', async () => {
+    const answer = only(
+      await exchange(
+        `POST /v1/vaults HTTP/1.1\r\nHost: ${ownHost()}\r\nAuthorization: ${owner()}\r\n` +
+          'Content-Type: application/json\r\nContent-Length: 5000000\r\n\r\n',
+      ),
+    );
+    expect(answer.status).toBe(413);
+    expect(answer.body).toMatchObject({
+      statusCode: 413,
+      errorCode: 'payload_too_large',
+      data: null,
     });
+    expect(answer.headers.connection).toBe('close');
+    expect(answer.headers['x-request-id']).toMatch(/^req_/);
+  });
+
+  it('stops reading a chunked body at 1 MB and answers 413 while the rest is still unsent', async () => {
+    // 17 chunks of 64 KiB: just over 1,000,000 bytes, and the closing chunk never comes.
+    const chunks = Array.from({ length: 17 }, () => chunkFrame(Buffer.alloc(64 * 1024, 'a')));
+    const answer = only(
+      await exchange(
+        `POST /v1/vaults HTTP/1.1\r\nHost: ${ownHost()}\r\nAuthorization: ${owner()}\r\n` +
+          'Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n',
+        Buffer.concat(chunks),
+      ),
+    );
     expect(answer.status).toBe(413);
     expect(answer.body).toMatchObject({ statusCode: 413, errorCode: 'payload_too_large' });
     expect(answer.headers.connection).toBe('close');
-    expect(answer.writtenWhenAnswered).toBeLessThan(5_000_000);
   });
 
-  it('stops reading a chunked body at 1 MB and answers 413 while the client still sends', async () => {
+  it('answers 413 to a streamed 32 MB upload long before the client has sent it', async () => {
     const total = 32 * 1024 * 1024;
     const answer = await upload({
       headers: {
@@ -161,22 +267,79 @@ describe('request bodies', () => {
     });
     expect(answer.status).toBe(413);
     expect(answer.body.errorCode).toBe('payload_too_large');
-    expect(answer.writtenWhenAnswered).toBeLessThan(total);
+    expect(answer.headers.connection).toBe('close');
+    // Only what the socket buffers took before the answer: nowhere near the whole body.
+    expect(answer.writtenWhenAnswered).toBeLessThan(total / 2);
   });
 
   it.each([
-    ['no Authorization header', {}],
-    ['an unknown token', { Authorization: 'Bearer sv_not_a_token' }],
-  ])('answers 401 to a 400 MiB upload with %s without reading its body', async (_case, auth) => {
+    ['no Authorization header', ''],
+    ['an unknown token', 'Authorization: Bearer sv_not_a_token\r\n'],
+  ])(
+    'answers 401 to a 400 MiB body with %s without waiting for a byte of it',
+    async (_case, auth) => {
+      const answer = only(
+        await exchange(
+          `POST /v1/vaults HTTP/1.1\r\nHost: ${ownHost()}\r\n${auth}` +
+            `Content-Type: application/json\r\nContent-Length: ${400 * 1024 * 1024}\r\n\r\n`,
+        ),
+      );
+      expect(answer.status).toBe(401);
+      expect(answer.body).toMatchObject({ statusCode: 401, errorCode: 'unauthorized' });
+      expect(answer.headers.connection).toBe('close');
+    },
+  );
+
+  it('answers 401 to an unauthenticated chunked body after its first chunk', async () => {
+    const answer = only(
+      await exchange(
+        `POST /v1/vaults HTTP/1.1\r\nHost: ${ownHost()}\r\n` +
+          'Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n',
+        chunkFrame(Buffer.from('{"name":')),
+      ),
+    );
+    expect(answer.status).toBe(401);
+    expect(answer.body?.errorCode).toBe('unauthorized');
+  });
+
+  it('answers 401 to a streamed 400 MiB unauthenticated upload while the client still sends', async () => {
     const total = 400 * 1024 * 1024;
     const answer = await upload({
-      headers: { ...auth, 'Content-Type': 'application/json', 'Content-Length': String(total) },
+      headers: { 'Content-Type': 'application/json', 'Content-Length': String(total) },
       total,
     });
     expect(answer.status).toBe(401);
     expect(answer.body.errorCode).toBe('unauthorized');
-    // Only what the socket buffers took before the answer: nowhere near the whole body.
     expect(answer.writtenWhenAnswered).toBeLessThan(16 * 1024 * 1024);
+  });
+
+  it('does not invite the body of a request it refuses (Expect: 100-continue)', async () => {
+    const answers = await exchange(
+      `POST /v1/vaults HTTP/1.1\r\nHost: ${ownHost()}\r\nExpect: 100-continue\r\n` +
+        'Content-Type: application/json\r\nContent-Length: 5000000\r\n\r\n',
+    );
+    expect(answers.map((answer) => answer.status)).toEqual([401]);
+  });
+
+  it('invites the body with 100 Continue when it is going to read it', async () => {
+    const body = JSON.stringify({ name: 'continued' });
+    const socket = connect(port, '127.0.0.1');
+    openSockets.add(socket);
+    const received: Buffer[] = [];
+    const answered = new Promise<Answer[]>((resolve) => {
+      socket.on('data', (chunk: Buffer) => {
+        received.push(chunk);
+        const answers = parseAnswers(Buffer.concat(received));
+        if (answers.length === 1 && answers[0]?.status === 100) socket.write(body);
+        if (answers.length === 2) resolve(answers);
+      });
+    });
+    socket.write(
+      `POST /v1/vaults HTTP/1.1\r\nHost: ${ownHost()}\r\nAuthorization: ${owner()}\r\n` +
+        `Expect: 100-continue\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`,
+    );
+    expect((await answered).map((answer) => answer.status)).toEqual([100, 201]);
+    expect(await vaultCount()).toBe(1);
   });
 
   it('still serves a body of exactly 1,000,000 bytes', async () => {
@@ -195,26 +358,42 @@ describe('request bodies', () => {
 });
 
 describe('where it listens', () => {
-  it.each(['0.0.0.0', '192.168.1.10', '::', 'example.com'])(
-    'refuses to listen on %s without the opt-in',
+  it.each(['0.0.0.0', '192.168.1.10', '::', '[::]', '::ffff:192.168.1.10', 'example.com'])(
+    'refuses to listen on %s without the opt-in, naming the option',
     async (host) => {
       await expect(serveVaultMock(createVaultMock(), { host })).rejects.toThrow(
-        /allowNonLoopbackHost/,
+        /not a loopback address.*allowNonLoopbackHost: true/,
       );
     },
   );
 
-  it.each(['127.0.0.1', '127.0.0.2', 'localhost'])(
+  it.each(['127.0.0.1', '127.0.0.2', 'localhost', 'LocalHost'])(
     'listens on the loopback address %s',
     async (host) => {
       const other = await serveVaultMock(createVaultMock(), { host });
       try {
-        expect(new URL(other.url).hostname).toMatch(/^127\./);
+        expect(new URL(other.url).hostname).toMatch(/^(127\.\d+\.\d+\.\d+|\[::1\])$/);
       } finally {
         await other.close();
       }
     },
   );
+
+  it('answers any Host only when allowNonLoopbackHost is set', async () => {
+    // Still bound to loopback: the opt-in is what matters here, not the address.
+    const other = await serveVaultMock(mock, { host: '127.0.0.1', allowNonLoopbackHost: true });
+    try {
+      const answer = await raw({
+        method: 'GET',
+        path: '/v1/org',
+        port: Number(new URL(other.url).port),
+        headers: { Host: 'mock.internal:8080', Authorization: owner() },
+      });
+      expect(answer.status).toBe(200);
+    } finally {
+      await other.close();
+    }
+  });
 });
 
 describe('DNS rebinding', () => {
@@ -236,49 +415,134 @@ describe('DNS rebinding', () => {
       data: null,
     });
     expect(answer.headers['x-request-id']).toMatch(/^req_/);
+    expect(answer.headers['cache-control']).toBe('no-store');
     expect(await vaultCount()).toBe(0);
   });
 
-  it.each(['127.0.0.1', 'localhost'])('answers a Host of %s with the served port', async (name) => {
-    const answer = await raw({
-      method: 'GET',
-      path: '/v1/org',
-      headers: { Host: `${name}:${port}`, Authorization: owner() },
-    });
-    expect(answer.status).toBe(200);
+  it('answers 421 before reading any of the body', async () => {
+    const answer = only(
+      await exchange(
+        `POST /v1/vaults HTTP/1.1\r\nHost: attacker.example:${port}\r\nAuthorization: ${owner()}\r\n` +
+          'Content-Type: application/json\r\nContent-Length: 900000\r\n\r\n',
+      ),
+    );
+    expect(answer.status).toBe(421);
+    expect(answer.headers.connection).toBe('close');
   });
 
-  it('answers 421 to the right name on another port', async () => {
+  it.each(['127.0.0.1', 'localhost', 'LOCALHOST'])(
+    'answers a Host of %s with the served port',
+    async (name) => {
+      const answer = await raw({
+        method: 'GET',
+        path: '/v1/org',
+        headers: { Host: `${name}:${port}`, Authorization: owner() },
+      });
+      expect(answer.status).toBe(200);
+    },
+  );
+
+  it.each([
+    ['the right name on another port', () => `127.0.0.1:${port + 1}`],
+    ['no port', () => '127.0.0.1'],
+    ['the IPv6 loopback of an IPv4 server', () => `[::1]:${port}`],
+  ])('answers 421 to a Host of %s', async (_case, host) => {
     const answer = await raw({
       method: 'GET',
       path: '/v1/org',
-      headers: { Host: `127.0.0.1:${port + 1}`, Authorization: owner() },
+      headers: { Host: host(), Authorization: owner() },
     });
     expect(answer.status).toBe(421);
   });
+
+  it('answers 421 to a request without Host', async () => {
+    const answer = only(
+      await exchange(`GET /v1/org HTTP/1.0\r\nAuthorization: ${owner()}\r\n\r\n`),
+    );
+    expect(answer.status).toBe(421);
+  });
+
+  it('checks the authority of an absolute request target instead of Host', async () => {
+    const head = (authority: string) =>
+      `GET http://${authority}/v1/org HTTP/1.1\r\nHost: ${ownHost()}\r\n` +
+      `Authorization: ${owner()}\r\nConnection: close\r\n\r\n`;
+    expect(only(await exchange(head(`attacker.example:${port}`))).status).toBe(421);
+    expect(only(await exchange(head(ownHost()))).status).toBe(200);
+  });
+
+  it.for(['::1', '[::1]'])(
+    'answers [::1]:<port> and localhost:<port> on a server given %s, and nothing else',
+    async (host, context) => {
+      let other: ServedVaultMock;
+      try {
+        other = await serveVaultMock(mock, { host });
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'EADDRNOTAVAIL') context.skip();
+        throw error;
+      }
+      try {
+        const otherPort = Number(new URL(other.url).port);
+        expect(other.url).toBe(`http://[::1]:${otherPort}`);
+        const status = async (host: string) =>
+          (
+            await raw({
+              method: 'GET',
+              path: '/v1/org',
+              host: '::1',
+              port: otherPort,
+              headers: { Host: host, Authorization: owner() },
+            })
+          ).status;
+        expect(await status(`[::1]:${otherPort}`)).toBe(200);
+        expect(await status(`localhost:${otherPort}`)).toBe(200);
+        expect(await status(`127.0.0.1:${otherPort}`)).toBe(421);
+      } finally {
+        await other.close();
+      }
+    },
+  );
 });
 
 describe('idempotency keys', () => {
+  const create = (path: string, body: Record<string, unknown>) =>
+    raw({
+      method: 'POST',
+      path,
+      headers: {
+        Authorization: owner(),
+        'Content-Type': 'application/json',
+        'Idempotency-Key': 'job-1',
+      },
+      body: JSON.stringify(body),
+    });
+
   it('replays instead of creating twice when the same create is sent to another spelling of its path', async () => {
-    const send = (path: string) =>
-      raw({
-        method: 'POST',
-        path,
-        headers: {
-          Authorization: owner(),
-          'Content-Type': 'application/json',
-          'Idempotency-Key': 'job-1',
-        },
-        body: JSON.stringify({ name: 'Payments' }),
-      });
-    const first = await send('/v1/vaults');
-    const trailingSlash = await send('/v1/vaults/');
-    const encoded = await send('/v1/%76aults');
+    const first = await create('/v1/vaults', { name: 'Payments' });
     expect(first.status).toBe(201);
-    expect(trailingSlash.headers['idempotent-replayed']).toBe('true');
-    expect(encoded.headers['idempotent-replayed']).toBe('true');
-    expect(encoded.body).toEqual(first.body);
+    for (const spelling of ['/v1/vaults/', '/v1/%76aults', '/v1%2Fvaults', '/v1/./vaults']) {
+      const again = await create(spelling, { name: 'Payments' });
+      expect([spelling, again.headers['idempotent-replayed']]).toEqual([spelling, 'true']);
+      expect(again.body).toEqual(first.body);
+    }
     expect(await vaultCount()).toBe(1);
+  });
+
+  it('scopes the key to the decoded path parameters, not their spelling', async () => {
+    const vault = await create('/v1/vaults', { name: 'Payments' });
+    const vaultId = (vault.body as { data: { id: string } }).data.id;
+    // The id percent-encoded character by character reaches the same vault.
+    const encodedId = [...vaultId]
+      .map((character) => `%${character.charCodeAt(0).toString(16)}`)
+      .join('');
+    const secret = { name: 'stripe', value: { key: 'sk_test' } };
+    const first = await create(`/v1/vaults/${vaultId}/secrets`, secret);
+    const again = await create(`/v1/vaults/${encodedId}/secrets/`, secret);
+    expect(first.status).toBe(201);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    const listed = await fetch(`${served.url}/v1/vaults/${vaultId}/secrets`, {
+      headers: { Authorization: owner() },
+    });
+    expect(((await listed.json()) as { data: unknown[] }).data).toHaveLength(1);
   });
 });
 
@@ -286,6 +550,7 @@ describe('every method gets an envelope', () => {
   it.each([
     ['TRACE', '/v1/vaults'],
     ['PROPFIND', '/v1/vaults'],
+    ['PUT', '/v1/vaults'],
     ['GET', '/'],
     ['GET', '/favicon.ico'],
     ['DELETE', '/v2/vaults'],
@@ -296,72 +561,121 @@ describe('every method gets an envelope', () => {
     expect(answer.headers['x-request-id']).toMatch(/^req_/);
     expect(answer.headers['cache-control']).toBe('no-store');
   });
-});
 
-describe('requests Node cannot parse', () => {
-  it.each(['TRACK', 'BREW'])(
-    'answers the unknown method %s with a 400 envelope',
-    async (method) => {
-      const answer = await raw({ method, path: '/v1/vaults', headers: { Authorization: owner() } });
-      expect(answer.status).toBe(400);
-      expect(answer.body).toMatchObject({ statusCode: 400, errorCode: 'bad_request', data: null });
+  it.each([
+    ['CONNECT', `127.0.0.1:${443}`],
+    ['TRACK', '/v1/vaults'],
+    ['BREW', '/v1/vaults'],
+    ['OPTIONS', '*'],
+  ])(
+    'answers the raw request %s %s with a 404 envelope and the service headers',
+    async (method, target) => {
+      const answer = only(
+        await exchange(
+          `${method} ${target} HTTP/1.1\r\nHost: ${ownHost()}\r\nAuthorization: ${owner()}\r\nConnection: close\r\n\r\n`,
+        ),
+      );
+      expect(answer.status).toBe(404);
+      expect(answer.body).toMatchObject({ statusCode: 404, errorCode: 'not_found', data: null });
       expect(answer.headers['x-request-id']).toMatch(/^req_/);
+      expect(answer.headers['cache-control']).toBe('no-store');
     },
   );
+
+  it('answers an unknown method from another Host with 421', async () => {
+    const answer = only(
+      await exchange(`BREW /v1/vaults HTTP/1.1\r\nHost: attacker.example:${port}\r\n\r\n`),
+    );
+    expect(answer.status).toBe(421);
+  });
+
+  it('answers bytes that are not HTTP with a 400 envelope', async () => {
+    const answer = only(await exchange('hello\r\n\r\n'));
+    expect(answer.status).toBe(400);
+    expect(answer.body).toMatchObject({ statusCode: 400, errorCode: 'bad_request', data: null });
+  });
 });
 
 describe('a long-running mock', () => {
-  it('drops expired cursors and stored idempotent responses', () => {
-    const clock = createClock('2026-01-01T00:00:00.000Z');
-    const store = new MockStore(clock);
-    const now = clock.now();
-    store.cursors.set('fresh', {
-      list: 'l',
-      after: { sortKey: 'k', id: 'i' },
-      expiresAt: now + 15 * 60_000,
-    });
-    store.cursors.set('stale', {
-      list: 'l',
-      after: { sortKey: 'k', id: 'i' },
-      expiresAt: now + 60_000,
-    });
-    store.idempotency.set('running', {
-      state: 'running',
-      body: '{}',
-      expiresAt: Number.POSITIVE_INFINITY,
-    });
-    store.idempotency.set('done', { state: 'done', body: '{}', expiresAt: now + 120_000 });
-    store.sweepExpired();
-    expect(store.cursors.size).toBe(2);
+  // How much a mock holds is not observable through its public API or its answers (an expired
+  // cursor is refused whether or not it is still stored), so these tests find the store of the
+  // served mock through the one method every request calls, and only read its maps.
+  let sweeps: MockInstance<MockStore['sweepExpired']>;
+  beforeEach(() => {
+    sweeps = vi.spyOn(MockStore.prototype, 'sweepExpired');
+  });
+  afterEach(() => sweeps.mockRestore());
+  const store = () => sweeps.mock.contexts.at(-1) as MockStore;
 
-    clock.advance(5 * 60_000);
-    store.sweepExpired();
-    expect([...store.cursors.keys()]).toEqual(['fresh']);
-    expect([...store.idempotency.keys()]).toEqual(['running']);
+  const get = async (path: string) => {
+    const answer = await fetch(`${served.url}${path}`, { headers: { Authorization: owner() } });
+    const envelope = (await answer.json()) as { errorCode: string | null; next_cursor?: string };
+    return { status: answer.status, ...envelope };
+  };
+  const createVault = (name: string, key?: string) =>
+    fetch(`${served.url}/v1/vaults`, {
+      method: 'POST',
+      headers: {
+        Authorization: owner(),
+        'Content-Type': 'application/json',
+        ...(key === undefined ? {} : { 'Idempotency-Key': key }),
+      },
+      body: JSON.stringify({ name }),
+    });
+
+  it('drops cursors once their 15 minutes are over', async () => {
+    for (const name of ['a', 'b', 'c']) await createVault(name);
+    const first = await get('/v1/vaults?limit=1');
+    const second = await get(
+      `/v1/vaults?limit=1&cursor=${encodeURIComponent(`${first.next_cursor}`)}`,
+    );
+    expect(second.status).toBe(200);
+    expect(store().cursors.size).toBe(2);
+
+    mock.clock.advance(15 * 60_000 + 1);
+    const expired = await get(
+      `/v1/vaults?limit=1&cursor=${encodeURIComponent(`${second.next_cursor}`)}`,
+    );
+    expect(expired).toMatchObject({ status: 400, errorCode: 'invalid_cursor' });
+    expect(store().cursors.size).toBe(0);
   });
 
-  it('sweeps as requests come in', async () => {
-    const clock = createClock('2026-01-01T00:00:00.000Z');
-    const store = new MockStore(clock);
-    store.cursors.set('stale', {
-      list: 'l',
-      after: { sortKey: 'k', id: 'i' },
-      expiresAt: clock.now() + 60_000,
-    });
-    clock.advance(2 * 60_000);
-    const getOrg = orgRoutes.find((route) => route.method === 'GET' && route.path === '/org');
-    if (getOrg === undefined) throw new Error('GET /org route missing');
-    const request = new Request('https://vault.mock/v1/org', {
-      headers: { Authorization: `Bearer ${store.seededPrincipals.owner.token}` },
-    });
-    const answer = await runRoute(
-      { store, faults: new MockFaults() },
-      getOrg,
-      request,
-      {},
-      '/v1/org',
+  it('drops stored idempotent responses once their 24 hours are over', async () => {
+    await createVault('a', 'job-a');
+    await createVault('b', 'job-b');
+    expect(store().idempotency.size).toBe(2);
+
+    mock.clock.advance(24 * 60 * 60_000 + 1);
+    await get('/v1/org');
+    expect(store().idempotency.size).toBe(0);
+  });
+
+  it('walks its maps at most once per minute of the mock clock', async () => {
+    await createVault('a', 'job-a');
+    mock.clock.advance(24 * 60 * 60_000 - 30_000);
+    await get('/v1/org');
+    mock.clock.advance(31_000);
+    await get('/v1/org');
+    // Expired, but swept less than a minute ago (the clock also follows real time, hence slack).
+    expect(store().idempotency.size).toBe(1);
+    mock.clock.advance(60_000);
+    await get('/v1/org');
+    expect(store().idempotency.size).toBe(0);
+  });
+
+  it('keeps the marker of a create that is still running, however long it runs', async () => {
+    const hold = mock.faults.inject(
+      { method: 'POST', path: '/v1/vaults', times: 1 },
+      { kind: 'hold' },
     );
-    expect(answer.status).toBe(200);
-    expect(store.cursors.has('stale')).toBe(false);
+    const first = createVault('slow', 'job-slow');
+    await hold.held;
+    mock.clock.advance(48 * 60 * 60_000);
+    await get('/v1/org');
+    const second = await createVault('slow', 'job-slow');
+    expect(second.status).toBe(409);
+    hold.release();
+    expect((await first).status).toBe(201);
+    expect(await vaultCount()).toBe(1);
   });
 });
