@@ -59,6 +59,18 @@ describe('new SecretsVault()', () => {
     }
   });
 
+  it.each([
+    ['https://vault.example.com/v1', 'https://vault.example.com'],
+    ['https://gateway.test/secrets-api/v1/', 'https://gateway.test/secrets-api'],
+  ])(
+    'refuses the base URL %s, which already ends with /v1, saying what to use',
+    (baseUrl, fixed) => {
+      const error = constructionError(() => new SecretsVault({ baseUrl, token: TOKEN }));
+      expect(error.message).toContain('must not end with /v1');
+      expect(error.message).toContain(`use ${fixed}`);
+    },
+  );
+
   it('refuses a token that cannot be a header value, without quoting it', () => {
     for (const token of ['line\nbreak-token', 'has spaces in it', 'tökén-unicode']) {
       const error = constructionError(() => new SecretsVault({ baseUrl: BASE_URL, token }));

@@ -327,6 +327,10 @@ function describeBaseUrl(value: unknown): string | undefined {
   if (url.search !== '' || url.hash !== '' || value.includes('?') || value.includes('#')) {
     return 'must not have a query or a fragment';
   }
+  // Paths are joined under /v1 already: `…/v1` would ask for /v1/v1/vaults and get 404s.
+  if (/\/v1\/*$/.test(url.pathname)) {
+    return `must not end with /v1 (the SDK adds it); use ${url.origin}${url.pathname.replace(/\/v1\/*$/, '')}`;
+  }
   return undefined;
 }
 
