@@ -1,5 +1,5 @@
 /**
- * Field rules the mock enforces (contract-decisions.md "Validation and other errors"): each
+ * Field rules the mock enforces (names, icons, colours, roles, expiry): each
  * reader returns the field's value or throws 422 `validation_error` naming the field.
  */
 import { validation } from './pipeline.js';

@@ -1,6 +1,6 @@
 /**
- * The audit log in the mock (api-contract.md §4 "Audit log"; contract-decisions.md "Pagination,
- * ordering, audit" and "Audit entries").
+ * The audit log in the mock: paginated newest first like every list, with exact-match `action`
+ * and `resource` filters.
  */
 import { paginate } from '../paginate.js';
 import type { RouteDefinition } from '../pipeline.js';

@@ -1,6 +1,6 @@
 /**
- * The organization, its members and invitations in the mock (api-contract.md §4
- * "Organization", §5; contract-decisions.md roles, ownership transfer and the last-owner rule).
+ * The organization, its members and invitations in the mock: org roles, nobody granting above
+ * their own role, ownership moving by a role change, and the last owner staying.
  */
 import { readString } from '../fields.js';
 import { paginate } from '../paginate.js';
@@ -165,7 +165,7 @@ export const orgRoutes: RouteDefinition[] = [
       const email = readString(body, 'email');
       if (!/^[^\s@]+@[^\s@]+$/.test(email)) throw validation('`email` must be an e-mail address');
       const role = body.role;
-      // "owner" cannot be granted by an invitation (api-contract.md §4).
+      // "owner" cannot be granted by an invitation: ownership moves only by a role change.
       if (role === 'owner')
         throw validation('`role` cannot be owner: ownership is transferred, not invited');
       if (!isOrgRole(role)) throw validation('`role` must be one of member, admin');

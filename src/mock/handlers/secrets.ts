@@ -1,5 +1,5 @@
 /**
- * Secrets in the mock (api-contract.md §3, §4 "Secrets"). Values are sealed at rest and opened
+ * Secrets in the mock: metadata, archiving on delete, and values. Values are sealed at rest and opened
  * only by the two value endpoints; an archived or expired-and-deleted secret is gone from every
  * listing and lookup.
  */
@@ -27,7 +27,7 @@ async function withValue(store: MockStore, secret: SecretRecord) {
 
 /**
  * Archives secrets whose expiry has passed with `delete_after_expired` set
- * (contract-decisions.md "Fields the contract leaves open"), on the mock's clock.
+ * (the mock's answer to what expiry means, which the service leaves open), on the mock's clock.
  */
 function applyExpiry(store: MockStore): void {
   const now = store.clock.now();
@@ -125,7 +125,7 @@ export const secretRoutes: RouteDefinition[] = [
       const secret = secretFor(context, 'editor');
       const { body, store } = context;
       const name = has(body, 'name') ? readName(body) : secret.name;
-      // A value that is sent replaces the whole stored value; it is not merged (§4).
+      // A value that is sent replaces the whole stored value; it is not merged key by key.
       const sealed = has(body, 'value')
         ? await store.sealer.seal(readSecretValue(body))
         : secret.sealed;

@@ -1,5 +1,5 @@
 /**
- * Teams and team members in the mock (api-contract.md §4 "Teams", "Team members").
+ * Teams and team members in the mock.
  */
 import { has, readColor, readIconIndex, readName, readString } from '../fields.js';
 import { paginate } from '../paginate.js';
@@ -98,7 +98,7 @@ export const teamRoutes: RouteDefinition[] = [
       store.teams.delete(team.id);
       for (const [id, member] of store.teamMembers)
         if (member.team_id === team.id) store.teamMembers.delete(id);
-      // Deleting a team leaves its vaults without a team (contract-decisions.md).
+      // Deleting a team leaves its vaults without a team rather than deleting them.
       for (const vault of store.vaults.values())
         if (vault.team_id === team.id) vault.team_id = null;
       return { status: 204 };

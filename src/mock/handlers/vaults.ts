@@ -1,6 +1,6 @@
 /**
- * Vaults and vault members in the mock (api-contract.md §4 "Vaults", "Vault members";
- * contract-decisions.md roles and "Fields the contract leaves open").
+ * Vaults and vault members in the mock: the routes, the vault roles each operation needs, and
+ * the optional fields a vault create accepts (team, icon, colour).
  */
 import { has, readColor, readIconIndex, readName, readString, readVaultRole } from '../fields.js';
 import { paginate } from '../paginate.js';
