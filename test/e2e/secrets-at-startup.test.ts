@@ -393,6 +393,31 @@ describe('createSecretCache', () => {
     expect(valuesRequests()).toBe(2);
   });
 
+  it('tells onChange when a secret expires on the service, moved by the mock clock', async () => {
+    const onChange = vi.fn();
+    const { client, vault, cache } = await cacheSetup({ onChange });
+    await client.secrets.create(vault.id, {
+      name: 'temporary',
+      value: { token: 'short-lived-token' },
+      expired_at: new Date(mock.clock.now() + 5 * 60_000).toISOString(),
+      delete_after_expired: true,
+    });
+    expect(Object.keys(await cache.load(vault.id)).sort()).toEqual([
+      'database',
+      'stripe',
+      'temporary',
+    ]);
+
+    mock.clock.advance(10 * 60_000);
+    advanceClock(61_000);
+    await cache.load(vault.id);
+    await vi.waitFor(() => expect(onChange).toHaveBeenCalledTimes(1));
+    expect(Object.keys(onChange.mock.calls[0]?.[1] as object).sort()).toEqual([
+      'database',
+      'stripe',
+    ]);
+  });
+
   it('does not call onChange when a refresh brings the same values', async () => {
     const onChange = vi.fn();
     const { vault, cache, valuesRequests } = await cacheSetup({ onChange });
