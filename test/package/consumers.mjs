@@ -1,0 +1,209 @@
+// Installs the packed tarball into scratch consumer projects, as a new user would, and proves it
+// works there: one smoke script (create a vault and a secret, paginate with limit 1, read values,
+// catch a typed error) on Node 22 and Node 24, ESM and CommonJS, against the mock served over
+// HTTP; and TypeScript consumers under bundler, nodenext and node16 resolution, ESM and .cts,
+// all strict with skipLibCheck off. Run after `npm run build` (see `npm run check`).
+import assert from 'node:assert/strict';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+const scratch = mkdtempSync(join(tmpdir(), 'secrets-vault-consumers-'));
+const results = [];
+
+function run(command, args, options = {}) {
+  const result = spawnSync(command, args, { encoding: 'utf8', ...options });
+  if (result.status !== 0) {
+    throw new Error(
+      `${command} ${args.join(' ')} exited ${result.status}\n${result.stdout}\n${result.stderr}`,
+    );
+  }
+  return result.stdout;
+}
+
+function write(path, text) {
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, text);
+}
+
+try {
+  // A second Node, the oldest line the package supports, from the registry's `node` package
+  // (which ships the binary), installed apart so that this repository's own `node` stays 24.
+  const node22 = join(scratch, 'node22');
+  write(
+    join(node22, 'package.json'),
+    JSON.stringify({ name: 'node22', private: true, allowScripts: { node: true } }),
+  );
+  run(
+    'npm',
+    ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error', 'node@22'],
+    {
+      cwd: node22,
+    },
+  );
+  const runtimes = {
+    [`node ${run(join(node22, 'node_modules/.bin/node'), ['--version']).trim()}`]: join(
+      node22,
+      'node_modules/.bin/node',
+    ),
+    [`node ${process.version}`]: process.execPath,
+  };
+  assert.match(Object.keys(runtimes)[0] ?? '', /^node v22\./);
+  assert.match(Object.keys(runtimes)[1] ?? '', /^node v24\./);
+
+  // The package exactly as npm would publish it.
+  const packed = JSON.parse(
+    execFileSync('npm', ['pack', '--json', '--pack-destination', scratch], {
+      cwd: root,
+      encoding: 'utf8',
+    }),
+  );
+  const tarball = join(scratch, packed[0].filename);
+
+  const consumer = join(scratch, 'consumer');
+  write(
+    join(consumer, 'package.json'),
+    JSON.stringify({
+      name: 'consumer',
+      private: true,
+      type: 'module',
+      dependencies: {
+        '@secrets-vault/sdk': `file:${tarball}`,
+        msw: manifest.devDependencies.msw,
+        typescript: manifest.devDependencies.typescript,
+      },
+    }),
+  );
+  // From npm's cache, which `npm ci` of this repository has just filled.
+  run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error'], {
+    cwd: consumer,
+  });
+
+  const smoke = `
+    const { NotFoundError, SecretsVault } = sdk;
+    const client = new SecretsVault();
+    const vault = await client.vaults.create({ name: 'smoke' });
+    await client.vaults.create({ name: 'second' });
+    await client.secrets.create(vault.id, { name: 'db', value: { password: 'smoke-pw' } });
+    const pages = [];
+    for await (const page of client.vaults.list({ limit: 1 }).pages()) pages.push(page.data.length);
+    if (pages.length < 2 || pages.some((size) => size !== 1)) throw new Error('pagination: ' + pages);
+    const [secret] = await client.secrets.listValues(vault.id);
+    if (secret.value.password !== 'smoke-pw') throw new Error('values');
+    const loaded = await client.secrets.load(vault.id);
+    if (!JSON.stringify(loaded).includes('[REDACTED]')) throw new Error('redaction');
+    try {
+      await client.vaults.get('00000000-0000-4000-8000-000000000000');
+      throw new Error('expected NotFoundError');
+    } catch (error) {
+      if (!(error instanceof NotFoundError)) throw error;
+    }
+    console.log('smoke ok');
+  `;
+  write(join(consumer, 'smoke.mjs'), `import * as sdk from '@secrets-vault/sdk';\n${smoke}`);
+  write(
+    join(consumer, 'smoke.cjs'),
+    `const sdk = require('@secrets-vault/sdk');\n(async () => {${smoke}})().catch((error) => { console.error(error); process.exitCode = 1; });`,
+  );
+
+  const { createVaultMock } = await import(join(root, 'dist/mock/index.js'));
+  const { serveVaultMock } = await import(join(root, 'dist/mock/node.js'));
+  const mock = createVaultMock();
+  const served = await serveVaultMock(mock);
+  try {
+    for (const [runtime, binary] of Object.entries(runtimes)) {
+      for (const file of ['smoke.mjs', 'smoke.cjs']) {
+        mock.reset();
+        // Async: the served mock answers from this process while the smoke script runs.
+        const output = await new Promise((resolve, reject) => {
+          const child = spawn(binary, [file], {
+            cwd: consumer,
+            env: {
+              PATH: process.env.PATH,
+              SECRETS_VAULT_BASE_URL: served.url,
+              SECRETS_VAULT_TOKEN: mock.principals.owner.token,
+            },
+          });
+          let text = '';
+          child.stdout.on('data', (chunk) => (text += chunk));
+          child.stderr.on('data', (chunk) => (text += chunk));
+          child.on('error', reject);
+          child.on('close', (code) =>
+            code === 0 ? resolve(text) : reject(new Error(`${runtime} ${file}: ${text}`)),
+          );
+        });
+        assert.match(output, /smoke ok/);
+        results.push(`${runtime} ${file}`);
+      }
+    }
+  } finally {
+    await served.close();
+  }
+
+  // TypeScript consumers: strict, skipLibCheck off, under each resolution mode.
+  const typed = `
+    import { NotFoundError, SecretsVault, type Vault, type SecretWithValue } from '@secrets-vault/sdk';
+    const client = new SecretsVault({ baseUrl: 'https://vault.example.com', token: 't' });
+    const vault: Promise<Vault> = client.vaults.get('v');
+    const values: Promise<SecretWithValue[]> = client.secrets.listValues('v');
+    export const checks = [vault, values, NotFoundError] as const;
+  `;
+  const typedMock = `
+    import { createVaultMock } from '@secrets-vault/sdk/mock';
+    export const mockBaseUrl: string = createVaultMock().baseUrl;
+  `;
+  const configs = {
+    bundler: { module: 'esnext', moduleResolution: 'bundler', files: ['esm.ts', 'esm-mock.ts'] },
+    nodenext: {
+      module: 'nodenext',
+      moduleResolution: 'nodenext',
+      files: ['esm.ts', 'esm-mock.ts', 'common.cts'],
+    },
+    node16: {
+      module: 'node16',
+      moduleResolution: 'node16',
+      files: ['esm.ts', 'esm-mock.ts', 'common.cts'],
+    },
+  };
+  write(join(consumer, 'esm.ts'), typed);
+  write(join(consumer, 'esm-mock.ts'), typedMock);
+  write(
+    join(consumer, 'common.cts'),
+    typed.replace('export const checks', 'export const checksCjs'),
+  );
+  for (const [name, { files, ...options }] of Object.entries(configs)) {
+    write(
+      join(consumer, `tsconfig.${name}.json`),
+      JSON.stringify({
+        compilerOptions: {
+          ...options,
+          target: 'es2022',
+          lib: ['es2022', 'dom', 'dom.iterable'],
+          types: [],
+          strict: true,
+          skipLibCheck: false,
+          noEmit: true,
+          exactOptionalPropertyTypes: true,
+          noUncheckedIndexedAccess: true,
+        },
+        files,
+      }),
+    );
+    run(
+      process.execPath,
+      [join(consumer, 'node_modules/typescript/bin/tsc'), '-p', `tsconfig.${name}.json`],
+      {
+        cwd: consumer,
+      },
+    );
+    results.push(`typescript ${name}: ${files.join(', ')}`);
+  }
+} finally {
+  rmSync(scratch, { recursive: true, force: true });
+}
+
+console.log(`consumers: ${results.join('; ')}`);
