@@ -1,7 +1,7 @@
 // Installs the packed tarball into scratch consumer projects, as a new user would, and proves it
 // works there: one smoke script (create a vault and a secret, paginate with limit 1, read values,
-// catch a typed error) on Node 22 and Node 24, ESM and CommonJS, against the mock served over
-// HTTP; and TypeScript consumers under bundler, nodenext and node16 resolution, ESM and .cts,
+// catch a typed error) on Node 22 and Node 24 (ESM and CommonJS), Bun, and Deno with network
+// access to the mock alone, against the mock served over HTTP; and TypeScript consumers under bundler, nodenext and node16 resolution, ESM and .cts,
 // all strict with skipLibCheck off. Run after `npm run build` (see `npm run check`).
 import assert from 'node:assert/strict';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
@@ -31,29 +31,37 @@ function write(path, text) {
 }
 
 try {
-  // A second Node, the oldest line the package supports, from the registry's `node` package
-  // (which ships the binary), installed apart so that this repository's own `node` stays 24.
+  // A second Node (the oldest line the package supports), Bun and Deno, from the registry's
+  // packages that ship their binaries, installed apart so that this repository's `node` stays 24.
   const node22 = join(scratch, 'node22');
   write(
     join(node22, 'package.json'),
-    JSON.stringify({ name: 'node22', private: true, allowScripts: { node: true } }),
+    JSON.stringify({
+      name: 'runtimes',
+      private: true,
+      allowScripts: { node: true, bun: true, deno: true },
+    }),
   );
   run(
     'npm',
-    ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error', 'node@22'],
+    [
+      'install',
+      '--prefer-offline',
+      '--no-audit',
+      '--no-fund',
+      '--loglevel=error',
+      'node@22',
+      'bun@1',
+      'deno@2',
+    ],
     {
       cwd: node22,
     },
   );
-  const runtimes = {
-    [`node ${run(join(node22, 'node_modules/.bin/node'), ['--version']).trim()}`]: join(
-      node22,
-      'node_modules/.bin/node',
-    ),
-    [`node ${process.version}`]: process.execPath,
-  };
-  assert.match(Object.keys(runtimes)[0] ?? '', /^node v22\./);
-  assert.match(Object.keys(runtimes)[1] ?? '', /^node v24\./);
+  const bin = (name) => join(node22, 'node_modules/.bin', name);
+  const node22Version = run(bin('node'), ['--version']).trim();
+  assert.match(node22Version, /^v22\./);
+  assert.match(process.version, /^v24\./);
 
   // The package exactly as npm would publish it.
   const packed = JSON.parse(
@@ -83,9 +91,10 @@ try {
     cwd: consumer,
   });
 
-  const smoke = `
+  // `clientOptions` is empty where the runtime may read the environment, as most jobs do.
+  const smoke = (clientOptions = '') => `
     const { NotFoundError, SecretsVault } = sdk;
-    const client = new SecretsVault();
+    const client = new SecretsVault(${clientOptions});
     const vault = await client.vaults.create({ name: 'smoke' });
     await client.vaults.create({ name: 'second' });
     await client.secrets.create(vault.id, { name: 'db', value: { password: 'smoke-pw' } });
@@ -104,41 +113,66 @@ try {
     }
     console.log('smoke ok');
   `;
-  write(join(consumer, 'smoke.mjs'), `import * as sdk from '@secrets-vault/sdk';\n${smoke}`);
+  write(join(consumer, 'smoke.mjs'), `import * as sdk from '@secrets-vault/sdk';\n${smoke()}`);
   write(
     join(consumer, 'smoke.cjs'),
-    `const sdk = require('@secrets-vault/sdk');\n(async () => {${smoke}})().catch((error) => { console.error(error); process.exitCode = 1; });`,
+    `const sdk = require('@secrets-vault/sdk');\n(async () => {${smoke()}})().catch((error) => { console.error(error); process.exitCode = 1; });`,
   );
 
   const { createVaultMock } = await import(join(root, 'dist/mock/index.js'));
   const { serveVaultMock } = await import(join(root, 'dist/mock/node.js'));
   const mock = createVaultMock();
   const served = await serveVaultMock(mock);
+  const port = new URL(served.url).port;
+  const environment = {
+    PATH: process.env.PATH,
+    SECRETS_VAULT_BASE_URL: served.url,
+    SECRETS_VAULT_TOKEN: mock.principals.owner.token,
+  };
+  // Deno gets network access to the mock and nothing else: no environment, no files, no
+  // prompts. The client must then take its settings as options and never touch `process.env`.
+  write(
+    join(consumer, 'smoke-deno.mjs'),
+    `import * as sdk from '@secrets-vault/sdk';\n${smoke(
+      JSON.stringify({ baseUrl: served.url, token: mock.principals.owner.token }),
+    )}`,
+  );
+  const runs = [
+    [`node ${node22Version}`, bin('node'), ['smoke.mjs'], environment],
+    [`node ${node22Version}`, bin('node'), ['smoke.cjs'], environment],
+    [`node ${process.version}`, process.execPath, ['smoke.mjs'], environment],
+    [`node ${process.version}`, process.execPath, ['smoke.cjs'], environment],
+    [`bun ${run(bin('bun'), ['--version']).trim()}`, bin('bun'), ['smoke.mjs'], environment],
+    [`bun ${run(bin('bun'), ['--version']).trim()}`, bin('bun'), ['smoke.cjs'], environment],
+    [
+      `deno ${run(bin('deno'), ['--version']).split(' ')[1]}`,
+      bin('deno'),
+      [
+        'run',
+        '--no-prompt',
+        '--node-modules-dir=manual',
+        `--allow-net=127.0.0.1:${port}`,
+        'smoke-deno.mjs',
+      ],
+      { PATH: process.env.PATH, DENO_NO_UPDATE_CHECK: '1' },
+    ],
+  ];
   try {
-    for (const [runtime, binary] of Object.entries(runtimes)) {
-      for (const file of ['smoke.mjs', 'smoke.cjs']) {
-        mock.reset();
-        // Async: the served mock answers from this process while the smoke script runs.
-        const output = await new Promise((resolve, reject) => {
-          const child = spawn(binary, [file], {
-            cwd: consumer,
-            env: {
-              PATH: process.env.PATH,
-              SECRETS_VAULT_BASE_URL: served.url,
-              SECRETS_VAULT_TOKEN: mock.principals.owner.token,
-            },
-          });
-          let text = '';
-          child.stdout.on('data', (chunk) => (text += chunk));
-          child.stderr.on('data', (chunk) => (text += chunk));
-          child.on('error', reject);
-          child.on('close', (code) =>
-            code === 0 ? resolve(text) : reject(new Error(`${runtime} ${file}: ${text}`)),
-          );
-        });
-        assert.match(output, /smoke ok/);
-        results.push(`${runtime} ${file}`);
-      }
+    for (const [runtime, binary, args, env] of runs) {
+      mock.reset();
+      // Async: the served mock answers from this process while the smoke script runs.
+      const output = await new Promise((resolve, reject) => {
+        const child = spawn(binary, args, { cwd: consumer, env });
+        let text = '';
+        child.stdout.on('data', (chunk) => (text += chunk));
+        child.stderr.on('data', (chunk) => (text += chunk));
+        child.on('error', reject);
+        child.on('close', (code) =>
+          code === 0 ? resolve(text) : reject(new Error(`${runtime} ${args.at(-1)}: ${text}`)),
+        );
+      });
+      assert.match(output, /smoke ok/);
+      results.push(`${runtime} ${args.at(-1)}`);
     }
   } finally {
     await served.close();
