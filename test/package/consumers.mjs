@@ -1,11 +1,12 @@
 // Installs the packed tarball into scratch consumer projects, as a new user would, and proves it
 // works there: one smoke script (create a vault and a secret, paginate with limit 1, read values,
-// catch a typed error) on Node 22 and Node 24 (ESM and CommonJS), Bun, and Deno with network
-// access to the mock alone, against the mock served over HTTP; and TypeScript consumers under bundler, nodenext and node16 resolution, ESM and .cts,
+// catch a typed error) on Node 22 and Node 24 (ESM and CommonJS), Bun, Deno with network access
+// to the mock alone, and workerd (through miniflare), against the mock served over HTTP; and TypeScript consumers under bundler, nodenext and node16 resolution, ESM and .cts,
 // all strict with skipLibCheck off. Run after `npm run build` (see `npm run check`).
 import assert from 'node:assert/strict';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -31,15 +32,15 @@ function write(path, text) {
 }
 
 try {
-  // A second Node (the oldest line the package supports), Bun and Deno, from the registry's
-  // packages that ship their binaries, installed apart so that this repository's `node` stays 24.
+  // A second Node (the oldest line the package supports), Bun, Deno and workerd (through
+  // miniflare), from the registry's packages that ship their binaries, installed apart so that this repository's `node` stays 24.
   const node22 = join(scratch, 'node22');
   write(
     join(node22, 'package.json'),
     JSON.stringify({
       name: 'runtimes',
       private: true,
-      allowScripts: { node: true, bun: true, deno: true },
+      allowScripts: { node: true, bun: true, deno: true, workerd: true },
     }),
   );
   run(
@@ -53,6 +54,7 @@ try {
       'node@22',
       'bun@1',
       'deno@2',
+      'miniflare@4',
     ],
     {
       cwd: node22,
@@ -174,6 +176,47 @@ try {
       assert.match(output, /smoke ok/);
       results.push(`${runtime} ${args.at(-1)}`);
     }
+
+    // workerd, the runtime of Cloudflare Workers: the smoke script bundled as a worker (as a
+    // user's bundler would, from the installed package), without Node compatibility.
+    const worker = `import * as sdk from '@secrets-vault/sdk';
+      export default {
+        async fetch() {
+          try {
+            ${smoke(JSON.stringify({ baseUrl: served.url, token: mock.principals.owner.token })).replace("console.log('smoke ok');", "return new Response('smoke ok');")}
+          } catch (error) {
+            return new Response(String(error?.stack ?? error), { status: 500 });
+          }
+        },
+      };`;
+    write(join(consumer, 'worker.mjs'), worker);
+    const { build } = await import(join(root, 'node_modules/esbuild/lib/main.js'));
+    const bundled = await build({
+      entryPoints: [join(consumer, 'worker.mjs')],
+      absWorkingDir: consumer,
+      bundle: true,
+      format: 'esm',
+      platform: 'neutral',
+      mainFields: ['module', 'main'],
+      write: false,
+      logLevel: 'silent',
+    });
+    const { Miniflare } = createRequire(join(node22, 'package.json'))('miniflare');
+    mock.reset();
+    const miniflare = new Miniflare({
+      modules: true,
+      script: bundled.outputFiles[0].text,
+      compatibilityDate: '2026-01-01',
+    });
+    try {
+      const answer = await miniflare.dispatchFetch('http://worker.test/');
+      const text = await answer.text();
+      assert.equal(answer.status, 200, `workerd: ${text}`);
+      assert.match(text, /smoke ok/);
+    } finally {
+      await miniflare.dispose();
+    }
+    results.push('workerd (miniflare) worker.mjs');
   } finally {
     await served.close();
   }
