@@ -7,29 +7,51 @@ import type { PagePromise } from '../core/pagination.js';
 import { APIResource, ListParams } from './shared.js';
 
 /** One recorded action: who did what to which resource, from where, and whether it succeeded. */
+export interface AuditEntry {
+  /** The entry's identifier. */
+  id: string;
+  /**
+   * What was done, dotted `<resource>.<subject>.<verb>` such as `vault.secret_value.read`; an
+   * open string: any value may appear.
+   */
+  action: string;
+  /** The resource acted on, as `<kind>:<id>`. */
+  resource: string;
+  /** The name of the caller who acted. */
+  user_name: string;
+  /** The IP address the request came from. */
+  ip_address: string;
+  /** Whether the action succeeded. */
+  success: boolean;
+  /** A category such as `read`; an open string: any value may appear. */
+  type: string;
+  /** When the action happened: an ISO 8601 UTC timestamp. */
+  time: string;
+}
+/** Checks an `AuditEntry` received from the service; unknown keys are tolerated. */
 export const AuditEntry = z.object({
   id: z.string(),
-  /** Dotted `<resource>.<subject>.<verb>`, such as `vault.secret_value.read`; any string may appear. */
   action: z.string(),
-  /** `<kind>:<id>` of the resource acted on. */
   resource: z.string(),
   user_name: z.string(),
   ip_address: z.string(),
   success: z.boolean(),
-  /** A category such as `read`; any string may appear. */
   type: z.string(),
   time: z.string(),
-});
-/** One recorded action: who did what to which resource, from where, and whether it succeeded. */
-export type AuditEntry = z.infer<typeof AuditEntry>;
+}) satisfies z.ZodMiniType<AuditEntry>;
 
 /** Query parameters of {@link Audit.list}: paging, and exact-match filters on `action` and `resource`. */
+export interface AuditListParams extends ListParams {
+  /** Only entries whose `action` is exactly this, such as `vault.secret_value.read`. */
+  action?: string | undefined;
+  /** Only entries whose `resource` is exactly this, as `<kind>:<id>`. */
+  resource?: string | undefined;
+}
+/** Checks an `AuditListParams` query before it is sent. */
 export const AuditListParams = z.extend(ListParams, {
   action: z.optional(z.string()),
   resource: z.optional(z.string()),
-});
-/** Query parameters of {@link Audit.list}: paging, and exact-match filters on `action` and `resource`. */
-export type AuditListParams = z.infer<typeof AuditListParams>;
+}) satisfies z.ZodMiniType<AuditListParams, AuditListParams>;
 
 /** The audit log: `client.audit`. */
 export class Audit extends APIResource {

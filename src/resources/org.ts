@@ -8,60 +8,118 @@ import type { PagePromise } from '../core/pagination.js';
 import { APIResource, ListParams, User } from './shared.js';
 
 /** The organization of the calling token. */
+export interface Organization {
+  /** The organization's identifier. */
+  id: string;
+  /** The organization's display name. */
+  name: string;
+  /** The subscription plan, such as `free`; an open string: any value may appear. */
+  plan: string;
+  /** The organization's icon, an emoji. */
+  emoji_icon: string;
+  /** The organization's colour, in the form `#RRGGBB`. */
+  color: string;
+  /** When the organization was created: an ISO 8601 UTC timestamp. */
+  created_at: string;
+}
+/** Checks an `Organization` received from the service; unknown keys are tolerated. */
 export const Organization = z.object({
   id: z.string(),
   name: z.string(),
-  /** The subscription plan; any string may appear. */
   plan: z.string(),
   emoji_icon: z.string(),
   color: z.string(),
   created_at: z.string(),
-});
-/** The organization of the calling token. */
-export type Organization = z.infer<typeof Organization>;
+}) satisfies z.ZodMiniType<Organization>;
 
 /** A member of the organization, with their role (`member`, `admin`, `owner`, …) and status. */
+export interface OrgMember {
+  /** The membership's identifier: the `memberId` of the member calls. */
+  id: string;
+  /** The identifier of the organization. */
+  org_id: string;
+  /** The member. */
+  user: User;
+  /** The member's email address. */
+  email: string;
+  /**
+   * The member's role in the organization; values include `member`, `admin` and `owner`, but it
+   * is an open string: any value may appear.
+   */
+  role: string;
+  /** The membership's status, such as `active`; an open string: any value may appear. */
+  status: string;
+  /** When the user joined the organization: an ISO 8601 UTC timestamp. */
+  created_at: string;
+}
+/** Checks an `OrgMember` received from the service; unknown keys are tolerated. */
 export const OrgMember = z.object({
   id: z.string(),
   org_id: z.string(),
   user: User,
   email: z.string(),
-  /** Values include `member`, `admin` and `owner`; any string may appear. */
   role: z.string(),
-  /** Such as `active`; any string may appear. */
   status: z.string(),
   created_at: z.string(),
-});
-/** A member of the organization, with their role (`member`, `admin`, `owner`, …) and status. */
-export type OrgMember = z.infer<typeof OrgMember>;
+}) satisfies z.ZodMiniType<OrgMember>;
 
 /** Body of {@link OrgMembers.update}: the member's new role. Setting `owner` transfers ownership. */
+export interface OrgMemberUpdateParams {
+  /**
+   * The member's new role, such as `member`, `admin` or `owner`; nobody can grant a role above
+   * their own, and an owner setting `owner` hands over ownership.
+   */
+  role: string;
+}
+/** Checks an `OrgMemberUpdateParams` body before it is sent. */
 export const OrgMemberUpdateParams = z.object({
   role: z.string().check(z.minLength(1, 'must be a role such as member, admin or owner')),
-});
-/** Body of {@link OrgMembers.update}: the member's new role. Setting `owner` transfers ownership. */
-export type OrgMemberUpdateParams = z.infer<typeof OrgMemberUpdateParams>;
+}) satisfies z.ZodMiniType<OrgMemberUpdateParams, OrgMemberUpdateParams>;
 
-/** Query parameters of {@link OrgMembers.list}. */
-export const OrgMemberListParams = ListParams;
 /** Query parameters of {@link OrgMembers.list}. */
 export type OrgMemberListParams = ListParams;
+/** Checks `OrgMemberListParams` before they are sent. */
+export const OrgMemberListParams = ListParams;
 
 /** An invitation for someone to join the organization with a role. */
+export interface Invitation {
+  /** The invitation's identifier. */
+  id: string;
+  /** The identifier of the organization the invitation is to. */
+  org_id: string;
+  /** The email address of the person invited. */
+  invitee_email: string;
+  /** The role the invitee gets on joining, never `owner`; an open string: any value may appear. */
+  role: string;
+  /** The invitation's status, such as `pending`; an open string: any value may appear. */
+  status: string;
+  /** When the invitation expires: an ISO 8601 UTC timestamp. */
+  expires_at: string;
+  /** When the invitation was created: an ISO 8601 UTC timestamp. */
+  created_at: string;
+}
+/** Checks an `Invitation` received from the service; unknown keys are tolerated. */
 export const Invitation = z.object({
   id: z.string(),
   org_id: z.string(),
   invitee_email: z.string(),
   role: z.string(),
-  /** Such as `pending`; any string may appear. */
   status: z.string(),
   expires_at: z.string(),
   created_at: z.string(),
-});
-/** An invitation for someone to join the organization with a role. */
-export type Invitation = z.infer<typeof Invitation>;
+}) satisfies z.ZodMiniType<Invitation>;
 
 /** Body of {@link Invitations.create}: who to invite and with which role (never `owner`). */
+export interface InvitationCreateParams {
+  /** The email address of the person to invite. */
+  email: string;
+  /**
+   * The role the invitee gets on joining, such as `member` or `admin`; never `owner`, which
+   * moves only by changing an existing member's role.
+   */
+  role: string;
+}
+/** Checks an `InvitationCreateParams` body before it is sent. */
 export const InvitationCreateParams = z.object({
   email: z.string(),
   role: z.string().check(
@@ -72,14 +130,12 @@ export const InvitationCreateParams = z.object({
       'cannot be "owner": ownership is transferred, not invited',
     ),
   ),
-});
-/** Body of {@link Invitations.create}: who to invite and with which role (never `owner`). */
-export type InvitationCreateParams = z.infer<typeof InvitationCreateParams>;
+}) satisfies z.ZodMiniType<InvitationCreateParams, InvitationCreateParams>;
 
 /** Query parameters of {@link Invitations.list}. */
-export const InvitationListParams = ListParams;
-/** Query parameters of {@link Invitations.list}. */
 export type InvitationListParams = ListParams;
+/** Checks `InvitationListParams` before they are sent. */
+export const InvitationListParams = ListParams;
 
 /** The organization's members: `client.org.members`. */
 export class OrgMembers extends APIResource {

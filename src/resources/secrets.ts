@@ -12,54 +12,99 @@ import type { StandardSchemaV1 } from '../startup/standard-schema.js';
 import { APIResource, ListParams } from './shared.js';
 
 /** The metadata of a secret, without its value. */
+export interface Secret {
+  /** The secret's identifier. */
+  id: string;
+  /** The identifier of the vault that holds the secret. */
+  vault_id: string;
+  /** The secret's name: the key under which {@link Secrets.load} returns its value. */
+  name: string;
+  /** A short kind label such as `generic` or `login`; an open string: any value may appear. */
+  type: string;
+  /** When the secret expires: an ISO 8601 UTC timestamp, or `null` when it never expires. */
+  expired_at: string | null;
+  /** Whether the secret is to be deleted once `expired_at` has passed. */
+  delete_after_expired: boolean;
+  /**
+   * True once the secret has been archived by {@link Secrets.delete}: it has then left
+   * listings and the values endpoint.
+   */
+  is_archived: boolean;
+  /** When the secret was created: an ISO 8601 UTC timestamp. */
+  created_at: string;
+}
+/** Checks a `Secret` received from the service; unknown keys are tolerated. */
 export const Secret = z.object({
   id: z.string(),
   vault_id: z.string(),
   name: z.string(),
-  /** A short kind label such as `generic` or `login`; any string may appear. */
   type: z.string(),
   expired_at: z.nullable(z.string()),
   delete_after_expired: z.boolean(),
-  /** True once the secret has been archived by {@link Secrets.delete}. */
   is_archived: z.boolean(),
   created_at: z.string(),
-});
-/** The metadata of a secret, without its value. */
-export type Secret = z.infer<typeof Secret>;
+}) satisfies z.ZodMiniType<Secret>;
 
 /** A secret's value: names mapped to string values, such as `{ username, password }`. */
-export const SecretValue = z.record(z.string(), z.string());
-/** A secret's value: names mapped to string values, such as `{ username, password }`. */
-export type SecretValue = z.infer<typeof SecretValue>;
+export type SecretValue = Record<string, string>;
+/** Checks a `SecretValue`: an object whose values are all strings. */
+export const SecretValue = z.record(z.string(), z.string()) satisfies z.ZodMiniType<SecretValue>;
 
 /** A secret's metadata together with its decrypted value. */
-export const SecretWithValue = z.extend(Secret, { value: SecretValue });
-/** A secret's metadata together with its decrypted value. */
-export type SecretWithValue = z.infer<typeof SecretWithValue>;
+export interface SecretWithValue extends Secret {
+  /** The decrypted value: names mapped to string values. */
+  value: SecretValue;
+}
+/** Checks a `SecretWithValue` received from the service; unknown keys are tolerated. */
+export const SecretWithValue = z.extend(Secret, {
+  value: SecretValue,
+}) satisfies z.ZodMiniType<SecretWithValue>;
 
 /** Body of {@link Secrets.create}: a name and a value, and optionally a type and an expiry. */
+export interface SecretCreateParams {
+  /** The secret's name. */
+  name: string;
+  /** The value to store: names mapped to string values. */
+  value: SecretValue;
+  /** A short kind label such as `generic` or `login`; omitted, the service's default. */
+  type?: string | undefined;
+  /**
+   * When the secret expires: an ISO 8601 timestamp, or `null` for never; omitted, the service's
+   * default.
+   */
+  expired_at?: string | null | undefined;
+  /** Whether to delete the secret once `expired_at` has passed; omitted, the service's default. */
+  delete_after_expired?: boolean | undefined;
+}
+/** Checks a `SecretCreateParams` body before it is sent. */
 export const SecretCreateParams = z.object({
   name: z.string(),
   value: SecretValue,
   type: z.optional(z.string()),
   expired_at: z.optional(z.nullable(z.string())),
   delete_after_expired: z.optional(z.boolean()),
-});
-/** Body of {@link Secrets.create}: a name and a value, and optionally a type and an expiry. */
-export type SecretCreateParams = z.infer<typeof SecretCreateParams>;
+}) satisfies z.ZodMiniType<SecretCreateParams, SecretCreateParams>;
 
 /** Body of {@link Secrets.update}: a new name, and/or a value that replaces the whole stored value. */
+export interface SecretUpdateParams {
+  /** A new name; omitted, the name is kept. */
+  name?: string | undefined;
+  /**
+   * A value that replaces the whole stored value (keys are not merged); omitted, the value is
+   * kept.
+   */
+  value?: SecretValue | undefined;
+}
+/** Checks a `SecretUpdateParams` body before it is sent. */
 export const SecretUpdateParams = z.object({
   name: z.optional(z.string()),
   value: z.optional(SecretValue),
-});
-/** Body of {@link Secrets.update}: a new name, and/or a value that replaces the whole stored value. */
-export type SecretUpdateParams = z.infer<typeof SecretUpdateParams>;
+}) satisfies z.ZodMiniType<SecretUpdateParams, SecretUpdateParams>;
 
 /** Query parameters of {@link Secrets.list}. */
-export const SecretListParams = ListParams;
-/** Query parameters of {@link Secrets.list}. */
 export type SecretListParams = ListParams;
+/** Checks `SecretListParams` before they are sent. */
+export const SecretListParams = ListParams;
 
 /** Options of {@link Secrets.load}: request options, and a schema for the loaded record. */
 export interface LoadOptions<Schema extends StandardSchemaV1 | undefined = undefined>

@@ -1,26 +1,47 @@
 /**
- * Schemas used by more than one resource: the embedded user, list parameters, colours and
- * vault roles.
+ * Types and schemas used by more than one resource: the embedded user, list parameters,
+ * colours and vault roles.
  */
 import * as z from 'zod/mini';
 import type { HttpCore } from '../core/http.js';
 
-/** A user as embedded in members: `id`, `name` and `email`. */
-export const User = z.object({ id: z.string(), name: z.string(), email: z.string() });
-/** A user as embedded in members: `id`, `name` and `email`. */
-export type User = z.infer<typeof User>;
+/** A user as embedded in vault, team and organization members. */
+export interface User {
+  /** The user's identifier. */
+  id: string;
+  /** The user's display name. */
+  name: string;
+  /** The user's email address. */
+  email: string;
+}
+/** Checks a `User` embedded in a member; unknown keys are tolerated. */
+export const User = z.object({
+  id: z.string(),
+  name: z.string(),
+  email: z.string(),
+}) satisfies z.ZodMiniType<User>;
 
 /** A role on a vault, lowest to highest: `member`, `editor`, `admin`. */
-export const VaultRole = z.enum(['admin', 'editor', 'member']);
-/** A role on a vault, lowest to highest: `member`, `editor`, `admin`. */
-export type VaultRole = z.infer<typeof VaultRole>;
+export type VaultRole = 'member' | 'editor' | 'admin';
+/** Checks a `VaultRole`: one of `admin`, `editor` or `member`. */
+export const VaultRole = z.enum(['admin', 'editor', 'member']) satisfies z.ZodMiniType<VaultRole>;
 
 /** A colour in the form `#RRGGBB`. */
 export const HexColor = z
   .string()
   .check(z.regex(/^#[0-9A-Fa-f]{6}$/, 'must be a colour in the form #RRGGBB'));
 
-/** Query parameters of every paginated list: `limit` from 1 to 100, and an opaque `cursor`. */
+/** Query parameters of every paginated list: the page size and where to start. */
+export interface ListParams {
+  /** Items per page, an integer from 1 to 100; the service's default is 50. */
+  limit?: number | undefined;
+  /**
+   * Where to start: an opaque cursor, passed exactly as received in an earlier page's
+   * `nextCursor`. Omitted, the list starts with the newest item.
+   */
+  cursor?: string | undefined;
+}
+/** Checks `ListParams` before they are sent: `limit` from 1 to 100, a non-empty `cursor`. */
 export const ListParams = z.object({
   limit: z.optional(
     z
@@ -31,14 +52,7 @@ export const ListParams = z.object({
       ),
   ),
   cursor: z.optional(z.string().check(z.minLength(1, 'must be a cursor returned by the service'))),
-});
-/**
- * Query parameters of every paginated list.
- *
- * - `limit`: items per page, 1 to 100 (the service's default is 50).
- * - `cursor`: start from this cursor, as received in an earlier page's `nextCursor`.
- */
-export type ListParams = z.infer<typeof ListParams>;
+}) satisfies z.ZodMiniType<ListParams, ListParams>;
 
 /** @internal The base of every resource namespace: holds the client's HTTP core. */
 export abstract class APIResource {

@@ -8,6 +8,21 @@ import type { PagePromise } from '../core/pagination.js';
 import { APIResource, HexColor, ListParams, User } from './shared.js';
 
 /** A team: a group of users inside an organization; vaults may belong to it. */
+export interface Team {
+  /** The team's identifier. */
+  id: string;
+  /** The identifier of the organization the team belongs to. */
+  org_id: string;
+  /** The team's display name. */
+  name: string;
+  /** Which icon the team shows, as an integer index. */
+  icon_index: number;
+  /** The team's colour, in the form `#RRGGBB`. */
+  color: string;
+  /** When the team was created: an ISO 8601 UTC timestamp. */
+  created_at: string;
+}
+/** Checks a `Team` received from the service; unknown keys are tolerated. */
 export const Team = z.object({
   id: z.string(),
   org_id: z.string(),
@@ -15,48 +30,72 @@ export const Team = z.object({
   icon_index: z.number(),
   color: z.string(),
   created_at: z.string(),
-});
-/** A team: a group of users inside an organization; vaults may belong to it. */
-export type Team = z.infer<typeof Team>;
+}) satisfies z.ZodMiniType<Team>;
 
 /** Body of {@link Teams.create}. */
-export const TeamCreateParams = z.object({ name: z.string() });
-/** Body of {@link Teams.create}. */
-export type TeamCreateParams = z.infer<typeof TeamCreateParams>;
+export interface TeamCreateParams {
+  /** The team's display name. */
+  name: string;
+}
+/** Checks a `TeamCreateParams` body before it is sent. */
+export const TeamCreateParams = z.object({
+  name: z.string(),
+}) satisfies z.ZodMiniType<TeamCreateParams, TeamCreateParams>;
 
 /** Body of {@link Teams.update}: omitted fields keep their value. */
+export interface TeamUpdateParams {
+  /** A new display name; omitted, the name is kept. */
+  name?: string | undefined;
+  /** A new icon, as an integer index; omitted, the icon is kept. */
+  icon_index?: number | undefined;
+  /** A new colour, in the form `#RRGGBB`; omitted, the colour is kept. */
+  color?: string | undefined;
+}
+/** Checks a `TeamUpdateParams` body before it is sent. */
 export const TeamUpdateParams = z.object({
   name: z.optional(z.string()),
   icon_index: z.optional(z.int()),
   color: z.optional(HexColor),
-});
-/** Body of {@link Teams.update}: omitted fields keep their value. */
-export type TeamUpdateParams = z.infer<typeof TeamUpdateParams>;
+}) satisfies z.ZodMiniType<TeamUpdateParams, TeamUpdateParams>;
 
-/** Query parameters of {@link Teams.list}. */
-export const TeamListParams = ListParams;
 /** Query parameters of {@link Teams.list}. */
 export type TeamListParams = ListParams;
+/** Checks `TeamListParams` before they are sent. */
+export const TeamListParams = ListParams;
 
 /** A user's membership of a team; membership carries no role. */
+export interface TeamMember {
+  /** The membership's identifier: the `memberId` of {@link TeamMembers.delete}. */
+  id: string;
+  /** The identifier of the team. */
+  team_id: string;
+  /** The member. */
+  user: User;
+  /** When the user was added to the team: an ISO 8601 UTC timestamp. */
+  created_at: string;
+}
+/** Checks a `TeamMember` received from the service; unknown keys are tolerated. */
 export const TeamMember = z.object({
   id: z.string(),
   team_id: z.string(),
   user: User,
   created_at: z.string(),
-});
-/** A user's membership of a team; membership carries no role. */
-export type TeamMember = z.infer<typeof TeamMember>;
+}) satisfies z.ZodMiniType<TeamMember>;
 
 /** Body of {@link TeamMembers.create}: the user to add. */
-export const TeamMemberCreateParams = z.object({ user_id: z.string() });
-/** Body of {@link TeamMembers.create}: the user to add. */
-export type TeamMemberCreateParams = z.infer<typeof TeamMemberCreateParams>;
+export interface TeamMemberCreateParams {
+  /** The identifier of the user to add. */
+  user_id: string;
+}
+/** Checks a `TeamMemberCreateParams` body before it is sent. */
+export const TeamMemberCreateParams = z.object({
+  user_id: z.string(),
+}) satisfies z.ZodMiniType<TeamMemberCreateParams, TeamMemberCreateParams>;
 
-/** Query parameters of {@link TeamMembers.list}. */
-export const TeamMemberListParams = ListParams;
 /** Query parameters of {@link TeamMembers.list}. */
 export type TeamMemberListParams = ListParams;
+/** Checks `TeamMemberListParams` before they are sent. */
+export const TeamMemberListParams = ListParams;
 
 /** The members of a team: `client.teams.members`. There is no update: membership has no role. */
 export class TeamMembers extends APIResource {

@@ -8,6 +8,25 @@ import type { PagePromise } from '../core/pagination.js';
 import { APIResource, HexColor, ListParams, User, VaultRole } from './shared.js';
 
 /** A vault: a named container of secrets, owned by an organization and maybe a team. */
+export interface Vault {
+  /** The vault's identifier. */
+  id: string;
+  /** The identifier of the organization that owns the vault. */
+  org_id: string;
+  /** The vault's display name. */
+  name: string;
+  /** Which icon the vault shows, as an integer index. */
+  icon_index: number;
+  /** The vault's colour, in the form `#RRGGBB`. */
+  color: string;
+  /** The identifier of the team the vault belongs to, or `null` when it belongs to no team. */
+  team_id: string | null;
+  /** The caller's own role on this vault. */
+  role: VaultRole;
+  /** When the vault was created: an ISO 8601 UTC timestamp, such as `2025-01-31T09:30:00.000Z`. */
+  created_at: string;
+}
+/** Checks a `Vault` received from the service; unknown keys are tolerated. */
 export const Vault = z.object({
   id: z.string(),
   org_id: z.string(),
@@ -15,72 +34,118 @@ export const Vault = z.object({
   icon_index: z.number(),
   color: z.string(),
   team_id: z.nullable(z.string()),
-  /** The caller's own role on this vault. */
   role: VaultRole,
   created_at: z.string(),
-});
-/** A vault: a named container of secrets, owned by an organization and maybe a team. */
-export type Vault = z.infer<typeof Vault>;
+}) satisfies z.ZodMiniType<Vault>;
 
 /** Body of {@link Vaults.create}: a `name`, and optionally a team, icon and colour. */
+export interface VaultCreateParams {
+  /** The vault's display name. */
+  name: string;
+  /** The identifier of the team the vault belongs to; `null` or omitted for no team. */
+  team_id?: string | null | undefined;
+  /** Which icon the vault shows, as an integer index; omitted, the service's default. */
+  icon_index?: number | undefined;
+  /** The vault's colour, in the form `#RRGGBB`; omitted, the service's default. */
+  color?: string | undefined;
+}
+/** Checks a `VaultCreateParams` body before it is sent. */
 export const VaultCreateParams = z.object({
   name: z.string(),
   team_id: z.optional(z.nullable(z.string())),
   icon_index: z.optional(z.int()),
   color: z.optional(HexColor),
-});
-/** Body of {@link Vaults.create}: a `name`, and optionally a team, icon and colour. */
-export type VaultCreateParams = z.infer<typeof VaultCreateParams>;
+}) satisfies z.ZodMiniType<VaultCreateParams, VaultCreateParams>;
 
 /** Body of {@link Vaults.update}: omitted fields keep their value; `team_id: null` leaves the team. */
+export interface VaultUpdateParams {
+  /** A new display name; omitted, the name is kept. */
+  name?: string | undefined;
+  /** The team the vault moves to, or `null` to leave its team; omitted, the team is kept. */
+  team_id?: string | null | undefined;
+  /** A new icon, as an integer index; omitted, the icon is kept. */
+  icon_index?: number | undefined;
+  /** A new colour, in the form `#RRGGBB`; omitted, the colour is kept. */
+  color?: string | undefined;
+}
+/** Checks a `VaultUpdateParams` body before it is sent. */
 export const VaultUpdateParams = z.object({
   name: z.optional(z.string()),
   team_id: z.optional(z.nullable(z.string())),
   icon_index: z.optional(z.int()),
   color: z.optional(HexColor),
-});
-/** Body of {@link Vaults.update}: omitted fields keep their value; `team_id: null` leaves the team. */
-export type VaultUpdateParams = z.infer<typeof VaultUpdateParams>;
+}) satisfies z.ZodMiniType<VaultUpdateParams, VaultUpdateParams>;
 
-/** Query parameters of {@link Vaults.list}. */
-export const VaultListParams = ListParams;
 /** Query parameters of {@link Vaults.list}. */
 export type VaultListParams = ListParams;
+/** Checks `VaultListParams` before they are sent. */
+export const VaultListParams = ListParams;
 
 /** A user's membership of a vault, with their role on it. */
+export interface VaultMember {
+  /** The membership's identifier: the `memberId` of the member calls. */
+  id: string;
+  /** The identifier of the vault. */
+  vault_id: string;
+  /** The member. */
+  user: User;
+  /** The member's role on the vault. */
+  role: VaultRole;
+  /** When the user was added to the vault: an ISO 8601 UTC timestamp. */
+  created_at: string;
+}
+/** Checks a `VaultMember` received from the service; unknown keys are tolerated. */
 export const VaultMember = z.object({
   id: z.string(),
   vault_id: z.string(),
   user: User,
   role: VaultRole,
   created_at: z.string(),
-});
-/** A user's membership of a vault, with their role on it. */
-export type VaultMember = z.infer<typeof VaultMember>;
+}) satisfies z.ZodMiniType<VaultMember>;
 
 /** Body of {@link VaultMembers.create}: the user to add and their role. */
-export const VaultMemberCreateParams = z.object({ user_id: z.string(), role: VaultRole });
-/** Body of {@link VaultMembers.create}: the user to add and their role. */
-export type VaultMemberCreateParams = z.infer<typeof VaultMemberCreateParams>;
+export interface VaultMemberCreateParams {
+  /** The identifier of the user to add. */
+  user_id: string;
+  /** The role the user gets on the vault. */
+  role: VaultRole;
+}
+/** Checks a `VaultMemberCreateParams` body before it is sent. */
+export const VaultMemberCreateParams = z.object({
+  user_id: z.string(),
+  role: VaultRole,
+}) satisfies z.ZodMiniType<VaultMemberCreateParams, VaultMemberCreateParams>;
 
 /** Body of {@link VaultMembers.update}: the member's new role. */
-export const VaultMemberUpdateParams = z.object({ role: VaultRole });
-/** Body of {@link VaultMembers.update}: the member's new role. */
-export type VaultMemberUpdateParams = z.infer<typeof VaultMemberUpdateParams>;
+export interface VaultMemberUpdateParams {
+  /** The member's new role on the vault. */
+  role: VaultRole;
+}
+/** Checks a `VaultMemberUpdateParams` body before it is sent. */
+export const VaultMemberUpdateParams = z.object({
+  role: VaultRole,
+}) satisfies z.ZodMiniType<VaultMemberUpdateParams, VaultMemberUpdateParams>;
 
 /** What {@link VaultMembers.update} returns: only `id`, `vault_id` and `role`, not the full member. */
+export interface VaultMemberUpdateResponse {
+  /** The membership's identifier. */
+  id: string;
+  /** The identifier of the vault. */
+  vault_id: string;
+  /** The member's role on the vault, after the change. */
+  role: VaultRole;
+}
+/** Checks a `VaultMemberUpdateResponse` received from the service; unknown keys are tolerated. */
 export const VaultMemberUpdateResponse = z.object({
   id: z.string(),
   vault_id: z.string(),
   role: VaultRole,
-});
-/** What {@link VaultMembers.update} returns: only `id`, `vault_id` and `role`, not the full member. */
-export type VaultMemberUpdateResponse = z.infer<typeof VaultMemberUpdateResponse>;
+}) satisfies z.ZodMiniType<VaultMemberUpdateResponse>;
 
 /** Query parameters of {@link VaultMembers.list}. */
-export const VaultMemberListParams = ListParams;
-/** Query parameters of {@link VaultMembers.list}. */
 export type VaultMemberListParams = ListParams;
+/** Checks `VaultMemberListParams` before they are sent. */
+export const VaultMemberListParams = ListParams;
 
 /** The members of a vault: `client.vaults.members`. */
 export class VaultMembers extends APIResource {
