@@ -84,6 +84,7 @@ try {
       dependencies: {
         '@secrets-vault/sdk': `file:${tarball}`,
         msw: manifest.devDependencies.msw,
+        '@types/node': manifest.devDependencies['@types/node'],
         typescript: manifest.devDependencies.typescript,
       },
     }),
@@ -121,6 +122,14 @@ try {
     `const sdk = require('@secrets-vault/sdk');\n(async () => {${smoke()}})().catch((error) => { console.error(error); process.exitCode = 1; });`,
   );
 
+  // The mock from CommonJS: msw is ESM-only, and Node 22.12+ loads it through require.
+  write(
+    join(consumer, 'mock.cjs'),
+    `const { createVaultMock } = require('@secrets-vault/sdk/mock');
+    const { serveVaultMock } = require('@secrets-vault/sdk/mock/node');
+    if (typeof serveVaultMock !== 'function' || !createVaultMock().baseUrl) throw new Error('mock');
+    console.log('smoke ok');`,
+  );
   const { createVaultMock } = await import(join(root, 'dist/mock/index.js'));
   const { serveVaultMock } = await import(join(root, 'dist/mock/node.js'));
   const mock = createVaultMock();
@@ -144,6 +153,8 @@ try {
     [`node ${node22Version}`, bin('node'), ['smoke.cjs'], environment],
     [`node ${process.version}`, process.execPath, ['smoke.mjs'], environment],
     [`node ${process.version}`, process.execPath, ['smoke.cjs'], environment],
+    [`node ${node22Version}`, bin('node'), ['mock.cjs'], environment],
+    [`node ${process.version}`, process.execPath, ['mock.cjs'], environment],
     [`bun ${run(bin('bun'), ['--version']).trim()}`, bin('bun'), ['smoke.mjs'], environment],
     [`bun ${run(bin('bun'), ['--version']).trim()}`, bin('bun'), ['smoke.cjs'], environment],
     [
@@ -238,16 +249,25 @@ try {
     nodenext: {
       module: 'nodenext',
       moduleResolution: 'nodenext',
-      files: ['esm.ts', 'esm-mock.ts', 'common.cts'],
+      files: ['esm.ts', 'esm-mock.ts', 'common.cts', 'common-mock.cts'],
     },
     node16: {
       module: 'node16',
       moduleResolution: 'node16',
-      files: ['esm.ts', 'esm-mock.ts', 'common.cts'],
+      files: ['esm.ts', 'esm-mock.ts', 'common.cts', 'common-mock.cts'],
     },
   };
   write(join(consumer, 'esm.ts'), typed);
   write(join(consumer, 'esm-mock.ts'), typedMock);
+  // CommonJS may use the mock too: msw is ESM-only, which Node 22.12+ can \`require\`, and the
+  // declarations import its types as ESM so that even node16 resolution accepts them.
+  write(
+    join(consumer, 'common-mock.cts'),
+    `${typedMock.replace('mockBaseUrl', 'mockBaseUrlCjs')}
+    import { serveVaultMock } from '@secrets-vault/sdk/mock/node';
+    export const serve: typeof serveVaultMock = serveVaultMock;
+    `,
+  );
   write(
     join(consumer, 'common.cts'),
     typed.replace('export const checks', 'export const checksCjs'),
@@ -260,7 +280,7 @@ try {
           ...options,
           target: 'es2022',
           lib: ['es2022', 'dom', 'dom.iterable'],
-          types: [],
+          types: ['node'],
           strict: true,
           skipLibCheck: false,
           noEmit: true,
