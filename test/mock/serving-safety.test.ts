@@ -503,6 +503,26 @@ describe('DNS rebinding', () => {
   );
 });
 
+describe('faults', () => {
+  it.each(['/v1/%76aults', '/v1/vault%73', '/v1/vaults/'])(
+    'hits a request spelled %s with a fault injected on /v1/vaults',
+    async (spelling) => {
+      mock.faults.inject(
+        { method: 'POST', path: '/v1/vaults', times: 1 },
+        { kind: 'status', status: 503 },
+      );
+      const answer = await raw({
+        method: 'POST',
+        path: spelling,
+        headers: { Authorization: owner(), 'Content-Type': 'application/json' },
+        body: JSON.stringify({ name: 'dodging' }),
+      });
+      expect(answer.status).toBe(503);
+      expect(await vaultCount()).toBe(0);
+    },
+  );
+});
+
 describe('idempotency keys', () => {
   const create = (path: string, body: Record<string, unknown>) =>
     raw({
