@@ -2,31 +2,29 @@
  * The mock's in-memory state: organizations, principals, every resource, the audit log and the
  * idempotency records, with the seed every fresh mock (and every `reset()`) starts from.
  */
+// The mock stores what the service shows, so its records are the SDK's own resource types.
+import type { AuditEntry } from '../resources/audit.js';
+import type { Invitation, Organization, OrgMember } from '../resources/org.js';
+import type { Secret } from '../resources/secrets.js';
+import type { User, VaultRole } from '../resources/shared.js';
+import type { Team, TeamMember } from '../resources/teams.js';
+import type { Vault, VaultMember } from '../resources/vaults.js';
 import type { MockClock } from './clock.js';
 import { type SealedValue, ValueSealer } from './sealing.js';
 
 /** An organization role, lowest to highest. */
 export type OrgRole = 'member' | 'admin' | 'owner';
 /** A vault role, lowest to highest. */
-export type VaultRoleName = 'member' | 'editor' | 'admin';
+export type VaultRoleName = VaultRole;
 
 export const ORG_ROLES: readonly OrgRole[] = ['member', 'admin', 'owner'];
 export const VAULT_ROLES: readonly VaultRoleName[] = ['member', 'editor', 'admin'];
 
-export interface UserRecord {
-  id: string;
-  name: string;
-  email: string;
-}
+/** A user as the service embeds one. */
+export type UserRecord = User;
 
-export interface OrgRecord {
-  id: string;
-  name: string;
-  plan: string;
-  emoji_icon: string;
-  color: string;
-  created_at: string;
-}
+/** An organization as the service shows it. */
+export type OrgRecord = Organization;
 
 /** Who a token speaks for: a user (through their org membership) or an API key. */
 export interface PrincipalRecord {
@@ -41,84 +39,29 @@ export interface PrincipalRecord {
   apiKeyRole?: OrgRole;
 }
 
-export interface OrgMemberRecord {
-  id: string;
-  org_id: string;
-  user: UserRecord;
-  email: string;
-  role: string;
-  status: string;
-  created_at: string;
-}
+/** A member of an organization as the service shows it. */
+export type OrgMemberRecord = OrgMember;
 
-export interface VaultRecord {
-  id: string;
-  org_id: string;
-  name: string;
-  icon_index: number;
-  color: string;
-  team_id: string | null;
-  created_at: string;
-}
+/** A vault: what the service shows, less `role`, which depends on who asks. */
+export type VaultRecord = Omit<Vault, 'role'>;
 
-export interface VaultMemberRecord {
-  id: string;
-  vault_id: string;
-  user: UserRecord;
-  role: VaultRoleName;
-  created_at: string;
-}
+/** A member of a vault as the service shows it. */
+export type VaultMemberRecord = VaultMember;
 
-export interface SecretRecord {
-  id: string;
-  vault_id: string;
-  name: string;
-  type: string;
-  expired_at: string | null;
-  delete_after_expired: boolean;
-  is_archived: boolean;
-  created_at: string;
-  /** The value, sealed with AES-GCM: never stored in the clear. */
-  sealed: SealedValue;
-}
+/** A secret's metadata, and its value sealed with AES-GCM: never stored in the clear. */
+export type SecretRecord = Secret & { sealed: SealedValue };
 
-export interface TeamRecord {
-  id: string;
-  org_id: string;
-  name: string;
-  icon_index: number;
-  color: string;
-  created_at: string;
-}
+/** A team as the service shows it. */
+export type TeamRecord = Team;
 
-export interface TeamMemberRecord {
-  id: string;
-  team_id: string;
-  user: UserRecord;
-  created_at: string;
-}
+/** A member of a team as the service shows it. */
+export type TeamMemberRecord = TeamMember;
 
-export interface InvitationRecord {
-  id: string;
-  org_id: string;
-  invitee_email: string;
-  role: string;
-  status: string;
-  expires_at: string;
-  created_at: string;
-}
+/** An invitation as the service shows it. */
+export type InvitationRecord = Invitation;
 
-export interface AuditRecord {
-  id: string;
-  org_id: string;
-  action: string;
-  resource: string;
-  user_name: string;
-  ip_address: string;
-  success: boolean;
-  type: string;
-  time: string;
-}
+/** An audit entry, and the organization it belongs to (which the service does not show). */
+export type AuditRecord = AuditEntry & { org_id: string };
 
 /** Where a cursor points: the list it belongs to and the last item of the page before it. */
 export interface CursorRecord {
