@@ -1,0 +1,102 @@
+/**
+ * Runs inside Chromium, served from the same origin as the API (through a proxy to the mock), as
+ * a web dashboard would be. Each check goes through the public API; the results are left in
+ * `window.__results` for the runner to read.
+ */
+import {
+  APIConnectionError,
+  NotFoundError,
+  RedirectError,
+  SecretsVault,
+  type SecretsVaultError,
+} from '../../src/index.js';
+
+interface Result {
+  readonly name: string;
+  readonly ok: boolean;
+  readonly detail?: string;
+}
+
+const params = new URLSearchParams(location.search);
+const token = params.get('token') ?? '';
+const crossOrigin = params.get('crossOrigin') ?? '';
+const results: Result[] = [];
+
+function assert(condition: unknown, message: string): asserts condition {
+  if (!condition) throw new Error(message);
+}
+
+async function check(name: string, run: () => Promise<void>): Promise<void> {
+  try {
+    await run();
+    results.push({ name, ok: true });
+  } catch (error) {
+    results.push({
+      name,
+      ok: false,
+      detail: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
+    });
+  }
+}
+
+const client = new SecretsVault({ baseUrl: location.origin, token, maxRetries: 1 });
+
+await check('creates, paginates with limit 1, reads values and loads, same-origin', async () => {
+  const vault = await client.vaults.create({ name: 'browser' });
+  await client.vaults.create({ name: 'second' });
+  await client.secrets.create(vault.id, { name: 'db', value: { password: 'browser-pw' } });
+  const sizes: number[] = [];
+  for await (const page of client.vaults.list({ limit: 1 }).pages()) sizes.push(page.data.length);
+  assert(sizes.length >= 2 && sizes.every((size) => size === 1), `pages ${sizes.join(',')}`);
+  const [secret] = await client.secrets.listValues(vault.id);
+  assert(secret?.value.password === 'browser-pw', 'value read back');
+  const loaded = await client.secrets.load(vault.id);
+  assert(JSON.stringify(loaded) === '{"db":{"password":"[REDACTED]"}}', JSON.stringify(loaded));
+  assert(loaded.db?.password === 'browser-pw', 'property read');
+});
+
+await check('gives typed errors and real promises', async () => {
+  const promise = client.vaults.get('00000000-0000-4000-8000-000000000000');
+  assert(promise instanceof Promise, 'APIPromise is a Promise');
+  const error = await promise.then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
+  assert(error instanceof NotFoundError, `got ${String(error)}`);
+  assert((error as NotFoundError).requestId?.startsWith('req_'), 'request id');
+});
+
+await check('never follows a redirect: the browser hides it, the SDK refuses it', async () => {
+  const redirected = new SecretsVault({
+    baseUrl: `${location.origin}/redirect`,
+    token,
+    maxRetries: 2,
+  });
+  const error = await redirected.secrets
+    .create('vlt_1', { name: 'db', value: { password: 'must-not-travel' } })
+    .then(
+      () => undefined,
+      (caught: unknown) => caught,
+    );
+  assert(error instanceof RedirectError, `got ${String(error)}`);
+  assert((error as RedirectError).status === 0, 'status hidden by the browser');
+  assert((error as RedirectError).attempts === 1, 'not retried');
+  const followed = (await (await fetch('/__followed')).json()) as { count: number };
+  assert(followed.count === 0, `the Location was requested ${followed.count} times`);
+});
+
+await check(
+  'says when the browser blocked a cross-origin call (no CORS), without retrying',
+  async () => {
+    const elsewhere = new SecretsVault({ baseUrl: crossOrigin, token, maxRetries: 2 });
+    const error = (await elsewhere.org.get().then(
+      () => undefined,
+      (caught: unknown) => caught,
+    )) as SecretsVaultError | undefined;
+    assert(error instanceof APIConnectionError, `got ${String(error)}`);
+    assert(error.message.includes('blocked by the browser (CORS or CSP?)'), error.message);
+    assert(error.attempts === 1, `attempts ${error.attempts}`);
+  },
+);
+
+(window as unknown as { __results: Result[] }).__results = results;

@@ -1,0 +1,118 @@
+// Browser tests: the SDK in Chromium (Debian's /usr/bin/chromium, driven by playwright-core),
+// on a page served from the same origin as the API, as a web dashboard is. A small server here
+// serves the page and proxies /v1 to the mock served on loopback. Needs `npm run build` first
+// (for the mock) and Chromium installed; `.ci/run` does both. Writes reports/browser.json.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { build } from 'esbuild';
+import { chromium } from 'playwright-core';
+import { createVaultMock } from '../../dist/mock/index.js';
+import { serveVaultMock } from '../../dist/mock/node.js';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const bundle = await build({
+  entryPoints: [new URL('./page.ts', import.meta.url).pathname],
+  bundle: true,
+  format: 'esm',
+  platform: 'browser',
+  target: 'es2022',
+  write: false,
+  logLevel: 'silent',
+});
+const script = bundle.outputFiles[0].text;
+
+const mock = createVaultMock();
+const served = await serveVaultMock(mock);
+let followed = 0;
+
+const pages = createServer(async (incoming, outgoing) => {
+  const url = new URL(incoming.url ?? '/', 'http://page.test');
+  if (url.pathname === '/') {
+    outgoing.writeHead(200, { 'Content-Type': 'text/html' });
+    outgoing.end(
+      '<!doctype html><title>SDK in a browser</title><script type="module" src="/page.js"></script>',
+    );
+    return;
+  }
+  if (url.pathname === '/page.js') {
+    outgoing.writeHead(200, { 'Content-Type': 'text/javascript' });
+    outgoing.end(script);
+    return;
+  }
+  if (url.pathname === '/__followed') {
+    outgoing.writeHead(200, { 'Content-Type': 'application/json' });
+    outgoing.end(JSON.stringify({ count: followed }));
+    return;
+  }
+  if (url.pathname.startsWith('/redirect/')) {
+    outgoing.writeHead(307, { Location: `/followed${url.pathname.slice('/redirect'.length)}` });
+    outgoing.end();
+    return;
+  }
+  if (url.pathname.startsWith('/followed/')) {
+    followed += 1;
+    outgoing.writeHead(201, { 'Content-Type': 'application/json' });
+    outgoing.end('{}');
+    return;
+  }
+  // The same-origin proxy a dashboard puts in front of the service (the service sends no CORS).
+  const chunks = [];
+  for await (const chunk of incoming) chunks.push(chunk);
+  const headers = Object.fromEntries(
+    Object.entries(incoming.headers).filter(
+      ([name]) => !['host', 'connection', 'origin', 'referer'].includes(name),
+    ),
+  );
+  const answer = await fetch(`${served.url}${incoming.url}`, {
+    method: incoming.method,
+    headers,
+    ...(chunks.length > 0 ? { body: Buffer.concat(chunks) } : {}),
+  });
+  outgoing.writeHead(answer.status, Object.fromEntries(answer.headers));
+  outgoing.end(Buffer.from(await answer.arrayBuffer()));
+});
+await new Promise((resolve) => pages.listen(0, '127.0.0.1', resolve));
+const origin = `http://127.0.0.1:${pages.address().port}`;
+
+const browser = await chromium.launch({
+  executablePath: CHROMIUM,
+  args: [
+    '--headless',
+    '--no-sandbox',
+    '--disable-gpu',
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--no-first-run',
+    '--disable-sync',
+  ],
+});
+let results = [];
+try {
+  const page = await browser.newPage();
+  const query = new URLSearchParams({
+    token: mock.principals.owner.token,
+    crossOrigin: served.url,
+  });
+  await page.goto(`${origin}/?${query}`);
+  await page.waitForFunction(() => Array.isArray(window.__results), undefined, { timeout: 60_000 });
+  results = await page.evaluate(() => window.__results);
+} finally {
+  await browser.close();
+  await served.close();
+  await new Promise((resolve) => pages.close(resolve));
+}
+
+for (const result of results) {
+  console.log(
+    `${result.ok ? '✓' : '✗'} ${result.name}${result.detail ? `: ${result.detail}` : ''}`,
+  );
+}
+const passed = results.filter((result) => result.ok).length;
+const failed = results.length - passed;
+mkdirSync(new URL('../../reports/', import.meta.url), { recursive: true });
+writeFileSync(
+  new URL('../../reports/browser.json', import.meta.url),
+  JSON.stringify({ passed, failed }),
+);
+console.log(`browser: ${passed} passed, ${failed} failed`);
+process.exitCode = failed === 0 && passed > 0 ? 0 : 1;
