@@ -1,8 +1,9 @@
 // Browser tests: the SDK in Chromium (Debian's /usr/bin/chromium, driven by playwright-core),
-// on a page served from the same origin as the API, as a web dashboard is. A small server here
-// serves the page and proxies /v1 to the mock served on loopback. Needs `npm run build` first
+// on a page served from the same origin as the API, as a web dashboard is, and the bundled mock
+// in a service worker (MSW's setupWorker) under a strict CSP. A small server here serves the
+// pages and proxies /v1 to the mock served on loopback. Needs `npm run build` first
 // (for the mock) and Chromium installed; `.ci/run` does both. Writes reports/browser.json.
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { build } from 'esbuild';
 import { chromium } from 'playwright-core';
@@ -10,16 +11,29 @@ import { createVaultMock } from '../../dist/mock/index.js';
 import { serveVaultMock } from '../../dist/mock/node.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const bundle = await build({
-  entryPoints: [new URL('./page.ts', import.meta.url).pathname],
-  bundle: true,
-  format: 'esm',
-  platform: 'browser',
-  target: 'es2022',
-  write: false,
-  logLevel: 'silent',
-});
-const script = bundle.outputFiles[0].text;
+async function bundle(entry) {
+  const result = await build({
+    entryPoints: [new URL(entry, import.meta.url).pathname],
+    bundle: true,
+    format: 'esm',
+    platform: 'browser',
+    target: 'es2022',
+    write: false,
+    logLevel: 'silent',
+  });
+  return result.outputFiles[0].text;
+}
+const scripts = {
+  '/page.js': await bundle('./page.ts'),
+  '/worker-page.js': await bundle('./worker-page.ts'),
+};
+const serviceWorker = readFileSync(
+  new URL('../../node_modules/msw/lib/mockServiceWorker.js', import.meta.url),
+  'utf8',
+);
+// The strictest policy a dashboard would set: the SDK, zod/mini and the mock must live with it.
+const STRICT_CSP =
+  "default-src 'none'; script-src 'self'; connect-src 'self'; worker-src 'self'; base-uri 'none'";
 
 const mock = createVaultMock();
 const served = await serveVaultMock(mock);
@@ -34,9 +48,21 @@ const pages = createServer(async (incoming, outgoing) => {
     );
     return;
   }
-  if (url.pathname === '/page.js') {
+  if (url.pathname === '/worker') {
+    outgoing.writeHead(200, { 'Content-Type': 'text/html', 'Content-Security-Policy': STRICT_CSP });
+    outgoing.end(
+      '<!doctype html><title>The mock in a browser</title><script type="module" src="/worker-page.js"></script>',
+    );
+    return;
+  }
+  if (Object.hasOwn(scripts, url.pathname)) {
     outgoing.writeHead(200, { 'Content-Type': 'text/javascript' });
-    outgoing.end(script);
+    outgoing.end(scripts[url.pathname]);
+    return;
+  }
+  if (url.pathname === '/mockServiceWorker.js') {
+    outgoing.writeHead(200, { 'Content-Type': 'text/javascript' });
+    outgoing.end(serviceWorker);
     return;
   }
   if (url.pathname === '/__followed') {
@@ -86,16 +112,21 @@ const browser = await chromium.launch({
     '--disable-sync',
   ],
 });
-let results = [];
+const results = [];
 try {
-  const page = await browser.newPage();
   const query = new URLSearchParams({
     token: mock.principals.owner.token,
     crossOrigin: served.url,
   });
-  await page.goto(`${origin}/?${query}`);
-  await page.waitForFunction(() => Array.isArray(window.__results), undefined, { timeout: 60_000 });
-  results = await page.evaluate(() => window.__results);
+  for (const path of [`/?${query}`, '/worker']) {
+    const page = await browser.newPage();
+    await page.goto(`${origin}${path}`);
+    await page.waitForFunction(() => Array.isArray(window.__results), undefined, {
+      timeout: 60_000,
+    });
+    results.push(...(await page.evaluate(() => window.__results)));
+    await page.close();
+  }
 } finally {
   await browser.close();
   await served.close();
