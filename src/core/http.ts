@@ -48,9 +48,10 @@ export class HttpCore {
     cursor?: string,
   ): Promise<APIResponse<unknown> & Pick<PageResult<unknown>, 'details'>> {
     const request = buildRequest(this.#config, route, cursor);
-    const { response, body, call } = await this.#transport.send(request);
+    const { response, call } = await this.#transport.send(request);
     const details = detailsOf(call);
-    const result = readSuccess(response.status, new TextDecoder().decode(body), route.expected);
+    // The body is already in memory (read within the attempt): this decodes it, nothing more.
+    const result = readSuccess(response.status, await response.text(), route.expected);
     if (!result.ok) {
       throw new ResponseValidationError(response.status, response.headers, result.issues, details);
     }

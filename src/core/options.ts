@@ -104,6 +104,8 @@ export interface RequestOptions {
 export interface ClientConfig {
   /** The base URL with `/v1` joined and no trailing slash. */
   readonly apiRoot: string;
+  /** The path of {@link ClientConfig.apiRoot}, such as `/v1` or `/gateway/v1`, for logs. */
+  readonly apiPath: string;
   readonly token: string;
   readonly timeout: number;
   readonly totalTimeout: number | undefined;
@@ -188,6 +190,7 @@ export function resolveClientOptions(options: ClientOptions): ClientConfig {
   }
   return {
     apiRoot: `${baseUrl.replace(/\/+$/, '')}/v1`,
+    apiPath: `${new URL(baseUrl).pathname.replace(/\/+$/, '')}/v1`,
     token,
     timeout,
     totalTimeout,
@@ -211,8 +214,8 @@ export function resolveCallSettings(
   const totalTimeout = options.totalTimeout ?? config.totalTimeout;
   const maxRetries = options.maxRetries ?? config.maxRetries;
   issues.push(...timingIssues({ timeout, totalTimeout, maxRetries }));
-  const { signal } = options;
-  if (signal !== undefined && !isAbortSignal(signal)) {
+  const signal = isAbortSignal(options.signal) ? options.signal : undefined;
+  if (options.signal !== undefined && signal === undefined) {
     issues.push({ path: ['signal'], message: 'must be an AbortSignal' });
   }
   const callHeaderIssues = headerIssues(options.headers);
@@ -225,7 +228,7 @@ export function resolveCallSettings(
     timeout,
     totalTimeout,
     maxRetries,
-    signal: isAbortSignal(signal) ? signal : undefined,
+    signal,
     headers,
   };
 }

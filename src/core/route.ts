@@ -125,7 +125,7 @@ export function buildRequest(config: ClientConfig, spec: AnyRoute, cursor?: stri
   }
   if (serializedBody !== undefined) headers.set('Content-Type', 'application/json');
   const queryString = search.toString();
-  const target = `${new URL(config.apiRoot).pathname}${path}${queryString ? `?${queryString}` : ''}`;
+  const target = `${config.apiPath}${path}${queryString ? `?${queryString}` : ''}`;
   return {
     method: spec.method,
     url: `${config.apiRoot}${path}${queryString ? `?${queryString}` : ''}`,

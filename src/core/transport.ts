@@ -55,10 +55,9 @@ export function detailsOf(call: Call): CallDetails {
   };
 }
 
-/** @internal A 2xx response whose body has been read in full, and the call that got it. */
+/** @internal A 2xx response whose body has been read in full (into memory), and its call. */
 export interface Sent {
   readonly response: Response;
-  readonly body: Uint8Array<ArrayBuffer>;
   readonly call: Call;
 }
 
@@ -102,7 +101,6 @@ export class Transport {
     };
     // Resolved per call, so a fetch patched after the client was made (as test tools do) is used.
     const baseFetch = this.#fetch ?? ((input, init) => globalThis.fetch(input, init));
-    const bodies = new WeakMap<Response, Uint8Array<ArrayBuffer>>();
     try {
       const response = await this.#ky(request.url, {
         method: request.method,
@@ -114,10 +112,10 @@ export class Transport {
         timeout: settings.timeout,
         totalTimeout: settings.totalTimeout ?? false,
         retry: retryOptions(settings.maxRetries, call),
-        fetch: attempt(baseFetch, call, bodies),
+        fetch: attempt(baseFetch, call),
         context: { call },
       });
-      return { response, body: bodies.get(response) ?? new Uint8Array(0), call };
+      return { response, call };
     } catch (error) {
       const converted = toSdkError(error, call);
       // A DELETE whose earlier attempt lost its response may have been carried out by it: a 404
@@ -127,7 +125,7 @@ export class Transport {
           status: converted.status,
           headers: converted.headers,
         });
-        return { response, body: new Uint8Array(0), call };
+        return { response, call };
       }
       throw converted;
     }
@@ -143,11 +141,7 @@ function now(): number {
  * within the attempt, so ky's per-attempt timeout covers it and a body that is cut off is a
  * failed attempt that the retry policy sees like any dropped connection.
  */
-function attempt(
-  baseFetch: typeof globalThis.fetch,
-  call: Call,
-  bodies: WeakMap<Response, Uint8Array<ArrayBuffer>>,
-): typeof globalThis.fetch {
+function attempt(baseFetch: typeof globalThis.fetch, call: Call): typeof globalThis.fetch {
   return async (input, init) => {
     call.attempts += 1;
     const request = input instanceof Request ? input : new Request(input, init);
@@ -214,13 +208,11 @@ function attempt(
       durationMs: Math.round(now() - started),
       requestId: call.requestId,
     });
-    const buffered = new Response(NULL_BODY_STATUSES.has(status) ? null : body, {
+    return new Response(NULL_BODY_STATUSES.has(status) ? null : body, {
       status,
       statusText: response.statusText,
       headers: response.headers,
     });
-    bodies.set(buffered, body);
-    return buffered;
   };
 }
 

@@ -10,34 +10,11 @@ import {
   SecretsVault,
   type SecretsVaultError,
 } from '../../src/index.js';
-
-interface Result {
-  readonly name: string;
-  readonly ok: boolean;
-  readonly detail?: string;
-}
+import { assert, check, report } from './checks.js';
 
 const params = new URLSearchParams(location.search);
 const token = params.get('token') ?? '';
 const crossOrigin = params.get('crossOrigin') ?? '';
-const results: Result[] = [];
-
-function assert(condition: unknown, message: string): asserts condition {
-  if (!condition) throw new Error(message);
-}
-
-async function check(name: string, run: () => Promise<void>): Promise<void> {
-  try {
-    await run();
-    results.push({ name, ok: true });
-  } catch (error) {
-    results.push({
-      name,
-      ok: false,
-      detail: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
-    });
-  }
-}
 
 const client = new SecretsVault({ baseUrl: location.origin, token, maxRetries: 1 });
 
@@ -99,4 +76,4 @@ await check(
   },
 );
 
-(window as unknown as { __results: Result[] }).__results = results;
+report();

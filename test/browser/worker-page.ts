@@ -7,26 +7,7 @@
 import { setupWorker } from 'msw/browser';
 import { NotFoundError, SecretsVault } from '../../src/index.js';
 import { createVaultMock } from '../../src/mock/index.js';
-
-interface Result {
-  readonly name: string;
-  readonly ok: boolean;
-  readonly detail?: string;
-}
-const results: Result[] = [];
-
-async function check(name: string, run: () => Promise<void>): Promise<void> {
-  try {
-    await run();
-    results.push({ name, ok: true });
-  } catch (error) {
-    results.push({
-      name,
-      ok: false,
-      detail: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
-    });
-  }
-}
+import { check, report } from './checks.js';
 
 await check(
   'runs the whole flow against the mock in a service worker, under a strict CSP',
@@ -46,4 +27,4 @@ await check(
   },
 );
 
-(window as unknown as { __results: Result[] }).__results = results;
+report();

@@ -109,6 +109,18 @@ function finished(child: ChildProcess): Promise<Result> {
   });
 }
 
+/** `run` arguments for a child command that is node itself, running `script` with `args`. */
+const runNode = (script: string, ...args: string[]) => [
+  'run',
+  '--vault',
+  vaultId,
+  '--',
+  process.execPath,
+  '-e',
+  script,
+  ...args,
+];
+
 /** A child command (node itself) that prints its environment as JSON. */
 const printEnv = (...names: string[]) => [
   '--',
@@ -167,31 +179,19 @@ describe('secrets-vault run', () => {
   });
 
   it('passes arguments through without a shell', async () => {
-    const result = await secretsVault([
-      'run',
-      '--vault',
-      vaultId,
-      '--',
-      process.execPath,
-      '-e',
-      'console.log(JSON.stringify(process.argv.slice(1)))',
-      '$HOME',
-      '; echo injected',
-      '--vault',
-    ]);
+    const result = await secretsVault(
+      runNode(
+        'console.log(JSON.stringify(process.argv.slice(1)))',
+        '$HOME',
+        '; echo injected',
+        '--vault',
+      ),
+    );
     expect(JSON.parse(result.stdout)).toEqual(['$HOME', '; echo injected', '--vault']);
   });
 
   it.each([0, 3, 42])('exits with the exit code %i of the command', async (code) => {
-    const result = await secretsVault([
-      'run',
-      '--vault',
-      vaultId,
-      '--',
-      process.execPath,
-      '-e',
-      `process.exit(${code})`,
-    ]);
+    const result = await secretsVault(runNode(`process.exit(${code})`));
     expect(result.code).toBe(code);
   });
 
@@ -205,15 +205,11 @@ describe('secrets-vault run', () => {
   it.each(['SIGTERM', 'SIGINT'] as const)(
     'passes %s on to the command, and exits with its code',
     async (signal) => {
-      const child = start([
-        'run',
-        '--vault',
-        vaultId,
-        '--',
-        process.execPath,
-        '-e',
-        `process.on('${signal}', () => { console.log('caught'); process.exit(7); }); console.log('ready'); setInterval(() => {}, 1000);`,
-      ]);
+      const child = start(
+        runNode(
+          `process.on('${signal}', () => { console.log('caught'); process.exit(7); }); console.log('ready'); setInterval(() => {}, 1000);`,
+        ),
+      );
       const outcome = finished(child);
       await untilOutput(child, 'ready');
       child.kill(signal);
@@ -224,15 +220,7 @@ describe('secrets-vault run', () => {
   );
 
   it('exits 128 + the signal number when a signal ended the command', async () => {
-    const child = start([
-      'run',
-      '--vault',
-      vaultId,
-      '--',
-      process.execPath,
-      '-e',
-      "console.log('ready'); setInterval(() => {}, 1000);",
-    ]);
+    const child = start(runNode("console.log('ready'); setInterval(() => {}, 1000);"));
     const outcome = finished(child);
     await untilOutput(child, 'ready');
     child.kill('SIGTERM');

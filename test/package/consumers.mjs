@@ -148,6 +148,7 @@ try {
       JSON.stringify({ baseUrl: served.url, token: mock.principals.owner.token }),
     )}`,
   );
+  const bunVersion = run(bin('bun'), ['--version']).trim();
   const runs = [
     [`node ${node22Version}`, bin('node'), ['smoke.mjs'], environment],
     [`node ${node22Version}`, bin('node'), ['smoke.cjs'], environment],
@@ -155,8 +156,8 @@ try {
     [`node ${process.version}`, process.execPath, ['smoke.cjs'], environment],
     [`node ${node22Version}`, bin('node'), ['mock.cjs'], environment],
     [`node ${process.version}`, process.execPath, ['mock.cjs'], environment],
-    [`bun ${run(bin('bun'), ['--version']).trim()}`, bin('bun'), ['smoke.mjs'], environment],
-    [`bun ${run(bin('bun'), ['--version']).trim()}`, bin('bun'), ['smoke.cjs'], environment],
+    [`bun ${bunVersion}`, bin('bun'), ['smoke.mjs'], environment],
+    [`bun ${bunVersion}`, bin('bun'), ['smoke.cjs'], environment],
     [
       `deno ${run(bin('deno'), ['--version']).split(' ')[1]}`,
       bin('deno'),
