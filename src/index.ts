@@ -12,6 +12,7 @@ export {
   type APIErrorInit,
   APITimeoutError,
   APIUserAbortError,
+  type AttemptDetails,
   AuthenticationError,
   BadRequestError,
   type CallDetails,

@@ -8,6 +8,7 @@ import type { PathParamNames } from '../src/core/route.js';
 import type {
   APIPromise,
   APIResponse,
+  AttemptDetails,
   AuditEntry,
   AuditListParams,
   Invitation,
@@ -19,6 +20,7 @@ import type {
   RequestOptions,
   Secret,
   SecretsVault,
+  SecretsVaultErrorOptions,
   SecretWithValue,
   Team,
   TeamMember,
@@ -157,5 +159,13 @@ describe('secrets at startup', () => {
     expectTypeOf(await cache.load('v', { schema })).toEqualTypeOf<typeof config>();
     // @ts-expect-error a schema is a Standard Schema, not any object
     void client.secrets.load('v', { schema: { parse: () => ({}) } });
+  });
+});
+
+describe('names kept from earlier releases', () => {
+  it('still exports AttemptDetails, as the attempt fields of an error option', () => {
+    expectTypeOf<AttemptDetails>().toEqualTypeOf<
+      Pick<SecretsVaultErrorOptions, 'attempts' | 'idempotencyKey' | 'cause'>
+    >();
   });
 });

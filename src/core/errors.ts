@@ -32,6 +32,18 @@ export interface SecretsVaultErrorOptions extends Partial<CallDetails> {
 }
 
 /**
+ * What a failed call tried: how many attempts, under which idempotency key, and the underlying
+ * failure. Kept for code written against earlier releases.
+ *
+ * @deprecated Use {@link SecretsVaultErrorOptions}, which also carries `method`, `path` and
+ * `requestId`.
+ */
+export type AttemptDetails = Pick<
+  SecretsVaultErrorOptions,
+  'attempts' | 'idempotencyKey' | 'cause'
+>;
+
+/**
  * Base class of every error thrown by the SDK, so `instanceof SecretsVaultError` catches them all.
  * Errors that come from a call carry its {@link CallDetails}; errors raised outside a call (a bad
  * constructor option) have `method` and `path` `null` and `attempts` 0.
