@@ -17,18 +17,35 @@ const BROWSER_FETCH_FAILURES = new Set([
   'Load failed',
 ]);
 
-/**
- * @internal Whether a browser refused the request itself while online: almost always CORS, a
- * Content-Security-Policy or mixed content, which no retry can fix.
- */
-export function isBlockedByBrowser(error: unknown): boolean {
-  const navigator = (globalThis as { navigator?: { onLine?: boolean } }).navigator;
+/** Whether `error` is a browser's bare "no response" `TypeError`, which never says why. */
+function isBareBrowserFailure(error: unknown): boolean {
   return (
     error instanceof TypeError &&
     error.cause === undefined &&
-    BROWSER_FETCH_FAILURES.has(error.message) &&
-    navigator?.onLine !== false
+    BROWSER_FETCH_FAILURES.has(error.message)
   );
+}
+
+/**
+ * @internal Whether a browser most likely refused a request to `url` itself: a bare failure,
+ * while online, of a call to another origin than the page's. The service sends no CORS headers,
+ * so a cross-origin call fails this way every time and no retry can fix it. A same-origin call
+ * needs no CORS, so the same bare failure there is taken for what it usually is, a dropped
+ * connection, and retried like one.
+ */
+export function isBlockedByBrowser(error: unknown, url: string): boolean {
+  const navigator = (globalThis as { navigator?: { onLine?: boolean } }).navigator;
+  return isBareBrowserFailure(error) && navigator?.onLine !== false && !isPageOrigin(url);
+}
+
+function isPageOrigin(url: string): boolean {
+  const page = (globalThis as { location?: { origin?: unknown } }).location?.origin;
+  if (typeof page !== 'string' || page === 'null') return false;
+  try {
+    return new URL(url).origin === page;
+  } catch {
+    return false;
+  }
 }
 
 interface SystemError {
@@ -43,8 +60,11 @@ export function describeConnectionFailure(error: unknown, url: string): string {
     const system = findSystemError(error.cause);
     return `the response body was cut off${system ? ` (${system.code})` : ''}`;
   }
-  if (isBlockedByBrowser(error)) {
+  if (isBlockedByBrowser(error, url)) {
     return `the request to ${host} was blocked by the browser (CORS or CSP?)`;
+  }
+  if (isBareBrowserFailure(error)) {
+    return `no response from ${host} (the browser gives no reason: offline, or the connection dropped)`;
   }
   const system = findSystemError(error);
   if (system) return `${system.code} ${system.where ?? host}`;

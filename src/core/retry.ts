@@ -108,7 +108,7 @@ function isRetryable(error: Error): boolean | 'ky' {
   if (error.request.method === 'POST' && !error.request.headers.has('idempotency-key'))
     return false;
   // CORS, CSP or mixed content: the browser will refuse the retry just the same.
-  if (isNetworkError(error) && isBlockedByBrowser(error.cause)) return false;
+  if (isNetworkError(error) && isBlockedByBrowser(error.cause, error.request.url)) return false;
   if (!isHTTPError(error)) return 'ky';
   const { status, headers } = error.response;
   if (status === 409) {

@@ -3,8 +3,7 @@
  * through other methods; typed errors as the mock produces them; pagination over hundreds of
  * items.
  */
-import { setupServer } from 'msw/node';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import {
   AuthenticationError,
   ConflictError,
@@ -18,12 +17,12 @@ import {
 } from '../../src/index.js';
 import { createVaultMock } from '../../src/mock/index.js';
 import { rejectionOf } from '../rejection.js';
+import { mockOptions, useMockTransport } from './mock-transport.js';
 
-const mock = createVaultMock();
-const server = setupServer(...mock.handlers);
-beforeAll(() => server.listen({ onUnhandledFrame: 'error' }));
+// setupServer in Node, setupWorker in Chromium (vitest.browser.config.ts swaps the module).
+const mock = createVaultMock(mockOptions);
+useMockTransport(mock.handlers);
 beforeEach(() => mock.reset());
-afterAll(() => server.close());
 
 const as = (token: string) => new SecretsVault({ baseUrl: mock.baseUrl, token, maxRetries: 0 });
 const owner = () => as(mock.principals.owner.token);
@@ -227,28 +226,34 @@ describe('typed errors from the mock', () => {
   it('maps each refusal to its class, with a request id', async () => {
     const client = owner();
     const vault = await client.vaults.create({ name: 'v' });
-    const cases: Array<[PromiseLike<unknown>, new (...args: never[]) => Error, string]> = [
-      [client.vaults.get('missing'), NotFoundError, 'not_found'],
-      [as(mock.principals.outsider.token).vaults.get(vault.id), NotFoundError, 'not_found'],
+    const cases: Array<[Promise<unknown>, new (...args: never[]) => Error, string]> = [
+      [rejectionOf(client.vaults.get('missing')), NotFoundError, 'not_found'],
       [
-        as(mock.principals.member.token).teams.create({ name: 't' }),
+        rejectionOf(as(mock.principals.outsider.token).vaults.get(vault.id)),
+        NotFoundError,
+        'not_found',
+      ],
+      [
+        rejectionOf(as(mock.principals.member.token).teams.create({ name: 't' })),
         PermissionDeniedError,
         'forbidden',
       ],
-      [as('sv_not_a_token').org.get(), AuthenticationError, 'unauthorized'],
+      [rejectionOf(as('sv_not_a_token').org.get()), AuthenticationError, 'unauthorized'],
       [
-        client.vaults.create({ name: 'x'.repeat(101) }),
+        rejectionOf(client.vaults.create({ name: 'x'.repeat(101) })),
         UnprocessableEntityError,
         'validation_error',
       ],
       [
-        client.org.members.update(mock.principals.owner.memberId ?? '', { role: 'member' }),
+        rejectionOf(
+          client.org.members.update(mock.principals.owner.memberId ?? '', { role: 'member' }),
+        ),
         ConflictError,
         'conflict',
       ],
     ];
-    for (const [promise, ErrorClass, code] of cases) {
-      const error = await rejectionOf(promise);
+    for (const [rejection, ErrorClass, code] of cases) {
+      const error = await rejection;
       expect(error).toBeInstanceOf(ErrorClass);
       expect((error as { code: string }).code).toBe(code);
       expect((error as { requestId: string }).requestId).toMatch(/^req_/);
