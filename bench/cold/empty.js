@@ -1,0 +1,2 @@
+/** Import cost, baseline: a process that imports nothing. */
+export {};
