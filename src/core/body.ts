@@ -13,6 +13,57 @@ export class ResponseTooLarge extends Error {
 }
 
 /**
+ * Reads the whole body of `response` as text, at most `maxBytes`. A body whose length is
+ * declared, and whose bytes are what arrives (no `Content-Encoding`, and headers the runtime
+ * shows in full, which it does not for a cross-origin response), is read in one go by the
+ * runtime, which stops at the declared length; any other body is counted as it streams in.
+ *
+ * @throws {ResponseTooLarge} when the body is (or says it is) larger than `maxBytes`
+ * @throws the stream's own error when the body is cut off, or the signal's reason when it fires
+ */
+export async function readText(
+  response: Response,
+  signal: AbortSignal,
+  maxBytes = MAX_RESPONSE_BYTES,
+): Promise<string> {
+  if (response.body === null) return '';
+  const declared = Number(response.headers.get('content-length') ?? Number.NaN);
+  if (declared > maxBytes) {
+    // Compressed or not, what would arrive is at least this much.
+    void response.body.cancel().catch(() => undefined);
+    throw new ResponseTooLarge(`body is larger than ${maxBytes} bytes`);
+  }
+  const encoding = response.headers.get('content-encoding');
+  if (
+    Number.isSafeInteger(declared) &&
+    response.type !== 'cors' &&
+    (encoding === null || encoding.toLowerCase() === 'identity')
+  ) {
+    return untilAborted(response.text(), signal);
+  }
+  return new TextDecoder().decode(await readBody(response, signal, maxBytes));
+}
+
+/**
+ * `reading`, unless `signal` fires first: not every fetch (a test double, a polyfill) aborts the
+ * body with the request's signal, and a stalled body must never outlive its deadline.
+ */
+function untilAborted<T>(reading: Promise<T>, signal: AbortSignal): Promise<T> {
+  signal.throwIfAborted();
+  let stop: (() => void) | undefined;
+  const aborted = new Promise<never>((_, reject) => {
+    stop = () => reject(signal.reason);
+    signal.addEventListener('abort', stop, { once: true });
+  });
+  // Whichever loses is settled later and must not surface as an unhandled rejection.
+  reading.catch(() => undefined);
+  aborted.catch(() => undefined);
+  return Promise.race([reading, aborted]).finally(() => {
+    if (stop) signal.removeEventListener('abort', stop);
+  });
+}
+
+/**
  * Reads the whole body of `response`, at most `maxBytes`.
  *
  * @throws {ResponseTooLarge} when the body is larger than `maxBytes`

@@ -50,8 +50,8 @@ export class HttpCore {
     const request = buildRequest(this.#config, route, cursor);
     const { response, call } = await this.#transport.send(request);
     const details = detailsOf(call);
-    // The body is already in memory (read within the attempt): this decodes it, nothing more.
-    const result = readSuccess(response.status, await response.text(), route.expected);
+    // The body was read within the attempt (into `call.text`): the response's own is used up.
+    const result = readSuccess(response.status, call.text, route.expected);
     if (!result.ok) {
       throw new ResponseValidationError(response.status, response.headers, result.issues, details);
     }

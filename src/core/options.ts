@@ -110,7 +110,11 @@ export interface ClientConfig {
   readonly timeout: number;
   readonly totalTimeout: number | undefined;
   readonly maxRetries: number;
-  readonly headers: Headers;
+  /**
+   * The headers of every request, names in lower case: the client's own, then `accept` and
+   * `authorization`, which they cannot replace. Built once; never mutated.
+   */
+  readonly headers: Readonly<Record<string, string>>;
   readonly fetch: typeof globalThis.fetch | undefined;
   readonly retryBudget: RetryBudget | undefined;
   readonly logger: LevelLogger | undefined;
@@ -122,8 +126,11 @@ export interface CallSettings {
   readonly totalTimeout: number | undefined;
   readonly maxRetries: number;
   readonly signal: AbortSignal | undefined;
-  /** The client's headers with the call's on top. */
-  readonly headers: Headers;
+  /**
+   * The client's headers with the call's on top (names in lower case); the client's own object
+   * when the call adds none. Never mutated.
+   */
+  readonly headers: Readonly<Record<string, string>>;
 }
 
 const DEFAULT_TIMEOUT_MS = 30_000;
@@ -195,7 +202,7 @@ export function resolveClientOptions(options: ClientOptions): ClientConfig {
     timeout,
     totalTimeout,
     maxRetries,
-    headers: new Headers(options.headers),
+    headers: withFixedHeaders({}, options.headers, token),
     fetch: options.fetch,
     retryBudget: options.retryBudget === false ? undefined : new RetryBudget(options.retryBudget),
     logger: logLevel === 'off' ? undefined : new LevelLogger(options.logger ?? console, logLevel),
@@ -220,10 +227,10 @@ export function resolveCallSettings(
   }
   const callHeaderIssues = headerIssues(options.headers);
   issues.push(...callHeaderIssues);
-  const headers = new Headers(config.headers);
-  if (callHeaderIssues.length === 0) {
-    for (const [name, value] of Object.entries(options.headers ?? {})) headers.set(name, value);
-  }
+  const headers =
+    options.headers === undefined || callHeaderIssues.length > 0
+      ? config.headers
+      : withFixedHeaders(config.headers, options.headers, config.token);
   return {
     timeout,
     totalTimeout,
@@ -231,6 +238,26 @@ export function resolveCallSettings(
     signal,
     headers,
   };
+}
+
+/**
+ * `base` with `extra` on top, then the headers no option may set: a plain record with names in
+ * lower case (as `Headers` compares them), built once per client and only copied for a call
+ * that adds headers of its own.
+ */
+function withFixedHeaders(
+  base: Readonly<Record<string, string>>,
+  extra: Readonly<Record<string, string>> | undefined,
+  token: string,
+): Readonly<Record<string, string>> {
+  const headers: Record<string, string> = { ...base };
+  for (const [name, value] of Object.entries(extra ?? {})) headers[name.toLowerCase()] = value;
+  // The request builder adds these two where they belong; an option cannot.
+  delete headers['idempotency-key'];
+  delete headers['content-type'];
+  headers.accept = 'application/json';
+  headers.authorization = `Bearer ${token}`;
+  return headers;
 }
 
 // Timers overflow above 2^31 - 1 ms and would fire at once.

@@ -72,7 +72,8 @@ export interface BuiltRequest {
   readonly template: string;
   /** Path and query as sent, for logs. */
   readonly target: string;
-  readonly headers: Headers;
+  /** Names in lower case. */
+  readonly headers: Readonly<Record<string, string>>;
   readonly body: string | undefined;
   readonly idempotencyKey: string | null;
   readonly settings: CallSettings;
@@ -96,20 +97,18 @@ export function buildRequest(config: ClientConfig, spec: AnyRoute, cursor?: stri
   let serializedBody: string | undefined;
   if (body !== undefined && issues.length === 0) {
     serializedBody = JSON.stringify(body);
-    if (new TextEncoder().encode(serializedBody).byteLength > MAX_BODY_BYTES) {
+    // A UTF-16 code unit is at most 3 bytes of UTF-8: only a long body needs encoding to count.
+    if (
+      serializedBody.length * 3 > MAX_BODY_BYTES &&
+      new TextEncoder().encode(serializedBody).byteLength > MAX_BODY_BYTES
+    ) {
       issues.push({ path: [], message: `body must be at most ${MAX_BODY_BYTES} bytes of JSON` });
     }
   }
-  const headers = settings.headers;
-  headers.set('Accept', 'application/json');
-  headers.set('Authorization', `Bearer ${config.token}`);
-  headers.delete('Idempotency-Key');
-  headers.delete('Content-Type');
   let idempotencyKey: string | null = null;
   if (spec.idempotent) {
     try {
       idempotencyKey = resolveIdempotencyKey(options.idempotencyKey);
-      headers.set('Idempotency-Key', idempotencyKey);
     } catch (error) {
       if (!(error instanceof RequestValidationError)) throw error;
       issues.push(...error.issues);
@@ -123,7 +122,13 @@ export function buildRequest(config: ClientConfig, spec: AnyRoute, cursor?: stri
       idempotencyKey,
     });
   }
-  if (serializedBody !== undefined) headers.set('Content-Type', 'application/json');
+  let headers = settings.headers;
+  if (idempotencyKey !== null || serializedBody !== undefined) {
+    const own: Record<string, string> = { ...headers };
+    if (idempotencyKey !== null) own['idempotency-key'] = idempotencyKey;
+    if (serializedBody !== undefined) own['content-type'] = 'application/json';
+    headers = own;
+  }
   const queryString = search.toString();
   const target = `${config.apiPath}${path}${queryString ? `?${queryString}` : ''}`;
   return {

@@ -13,7 +13,7 @@ import ky, {
   type KyInstance,
   NetworkError,
 } from 'ky';
-import { MAX_RESPONSE_BYTES, ResponseTooLarge, readBody } from './body.js';
+import { MAX_RESPONSE_BYTES, ResponseTooLarge, readText } from './body.js';
 import {
   APIConnectionError,
   APITimeoutError,
@@ -42,6 +42,8 @@ export interface Call extends RetryCall {
   requestId: string | null;
   /** Whether an attempt ended without a whole response (dropped connection, timeout, cut body). */
   lostResponse: boolean;
+  /** The body of the final 2xx response, read within its attempt. */
+  text: string;
 }
 
 /** @internal The details every error of this call carries. */
@@ -55,7 +57,10 @@ export function detailsOf(call: Call): CallDetails {
   };
 }
 
-/** @internal A 2xx response whose body has been read in full (into memory), and its call. */
+/**
+ * @internal A 2xx response, and its call: the body has been read in full, into `call.text`, so
+ * the response's own body is used up.
+ */
 export interface Sent {
   readonly response: Response;
   readonly call: Call;
@@ -98,6 +103,7 @@ export class Transport {
       attempts: 0,
       requestId: null,
       lostResponse: false,
+      text: '',
     };
     // Resolved per call, so a fetch patched after the client was made (as test tools do) is used.
     const baseFetch = this.#fetch ?? ((input, init) => globalThis.fetch(input, init));
@@ -184,9 +190,9 @@ function attempt(baseFetch: typeof globalThis.fetch, call: Call): typeof globalT
       );
     }
 
-    let body: Uint8Array<ArrayBuffer>;
+    let text: string;
     try {
-      body = await readBody(response, signal, MAX_RESPONSE_BYTES);
+      text = await readText(response, signal, MAX_RESPONSE_BYTES);
     } catch (error) {
       if (error instanceof ResponseTooLarge) {
         throw new ResponseValidationError(
@@ -208,7 +214,13 @@ function attempt(baseFetch: typeof globalThis.fetch, call: Call): typeof globalT
       durationMs: Math.round(now() - started),
       requestId: call.requestId,
     });
-    return new Response(NULL_BODY_STATUSES.has(status) ? null : body, {
+    if (response.ok) {
+      // What ky does with a success needs no body: the call keeps the text, read once.
+      call.text = text;
+      return response;
+    }
+    // ky reads an error's body (as `error.data`): give it back what was read.
+    return new Response(NULL_BODY_STATUSES.has(status) ? null : text, {
       status,
       statusText: response.statusText,
       headers: response.headers,

@@ -22,6 +22,7 @@ export function check<T>(
   value: unknown,
   pathPrefix: ReadonlyArray<string | number> = [],
 ): CheckResult<T> {
+  if (acceptsAtOnce(schema)(value)) return { ok: true, value: value as T };
   const result = z.safeParse(schema, value);
   if (result.success) return { ok: true, value: value as T };
   return {
@@ -67,4 +68,146 @@ function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
     current = (current as Record<PropertyKey, unknown>)[key];
   }
   return current;
+}
+
+/** Whether a value surely passes a schema; `false` means only "ask zod", never "invalid". */
+type Predicate = (value: unknown) => boolean;
+
+const predicates = new WeakMap<object, Predicate>();
+
+/**
+ * A predicate that accepts, without zod's per-field bookkeeping, the values a schema surely
+ * accepts: JSON-shaped objects, arrays, records, strings, finite numbers, booleans, null, enums.
+ * zod/mini interprets a schema field by field (it has no compiled path), which made checking a
+ * list of 500 secrets cost more than parsing its JSON. Anything this does not know for certain
+ * (a check such as a pattern, an integer format, a refinement, a strict object, an unknown kind
+ * of schema) is left to zod for that part, and any value it does not accept goes to zod as a
+ * whole, so what is accepted, and every issue reported, stays exactly zod's.
+ */
+function acceptsAtOnce(schema: z.ZodMiniType): Predicate {
+  let predicate = predicates.get(schema);
+  if (predicate === undefined) {
+    predicate = compile(schema);
+    predicates.set(schema, predicate);
+  }
+  return predicate;
+}
+
+interface Definition {
+  readonly type: string;
+  readonly checks?: readonly unknown[];
+  readonly innerType?: z.ZodMiniType;
+  readonly element?: z.ZodMiniType;
+  readonly keyType?: z.ZodMiniType;
+  readonly valueType?: z.ZodMiniType;
+  readonly shape?: Readonly<Record<string, z.ZodMiniType>>;
+  readonly entries?: Readonly<Record<string, unknown>>;
+}
+
+// The definition keys each kind may have for the fast path to know it exactly; any other key
+// (`format` of an integer, `catchall` of a strict object, `mode` of a record) sends it to zod.
+const PLAIN_KEYS: Readonly<Record<string, readonly string[]>> = {
+  string: ['type', 'checks'],
+  number: ['type', 'checks'],
+  boolean: ['type', 'checks'],
+  null: ['type', 'checks'],
+  unknown: ['type', 'checks'],
+  nullable: ['type', 'checks', 'innerType'],
+  optional: ['type', 'checks', 'innerType'],
+  array: ['type', 'checks', 'element'],
+  record: ['type', 'checks', 'keyType', 'valueType'],
+  object: ['type', 'checks', 'shape'],
+  enum: ['type', 'checks', 'entries'],
+};
+
+function compile(schema: z.ZodMiniType): Predicate {
+  const byZod: Predicate = (value) => z.safeParse(schema, value).success;
+  const def = (schema as unknown as { _zod: { def: Definition } })._zod.def;
+  const known = PLAIN_KEYS[def.type];
+  if (
+    known === undefined ||
+    (def.checks !== undefined && def.checks.length > 0) ||
+    Object.keys(def).some((key) => !known.includes(key))
+  ) {
+    return byZod;
+  }
+  switch (def.type) {
+    case 'string':
+      return (value) => typeof value === 'string';
+    case 'number':
+      return (value) => typeof value === 'number' && Number.isFinite(value);
+    case 'boolean':
+      return (value) => typeof value === 'boolean';
+    case 'null':
+      return (value) => value === null;
+    case 'unknown':
+      return () => true;
+    case 'nullable': {
+      const inner = acceptsAtOnce(def.innerType as z.ZodMiniType);
+      return (value) => value === null || inner(value);
+    }
+    case 'optional': {
+      const inner = acceptsAtOnce(def.innerType as z.ZodMiniType);
+      return (value) => value === undefined || inner(value);
+    }
+    case 'array': {
+      const element = acceptsAtOnce(def.element as z.ZodMiniType);
+      return (value) => {
+        if (!Array.isArray(value)) return false;
+        // By index, as zod reads it: a hole is `undefined`, which `every` would skip.
+        for (let index = 0; index < value.length; index += 1) {
+          if (!element(value[index])) return false;
+        }
+        return true;
+      };
+    }
+    case 'record': {
+      const keyDef = (def.keyType as unknown as { _zod: { def: Definition } })._zod.def;
+      if (keyDef.type !== 'string' || Object.keys(keyDef).some((key) => key !== 'type')) {
+        return byZod;
+      }
+      const item = acceptsAtOnce(def.valueType as z.ZodMiniType);
+      return (value) => {
+        if (!isPlainObject(value)) return false;
+        // The keys zod reads: own and enumerable, `__proto__` skipped; a symbol goes to zod.
+        for (const key of Reflect.ownKeys(value)) {
+          if (key === '__proto__' || !Object.prototype.propertyIsEnumerable.call(value, key)) {
+            continue;
+          }
+          if (typeof key === 'symbol' || !item((value as Record<string, unknown>)[key])) {
+            return false;
+          }
+        }
+        return true;
+      };
+    }
+    case 'object': {
+      const fields = Object.entries(def.shape ?? {}).map(
+        ([key, field]) => [key, acceptsAtOnce(field)] as const,
+      );
+      return (value) => {
+        if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+        const record = value as Record<string, unknown>;
+        for (const [key, field] of fields) if (!field(record[key])) return false;
+        return true;
+      };
+    }
+    case 'enum': {
+      const values = Object.values(def.entries ?? {});
+      if (!values.every((entry) => typeof entry === 'string')) return byZod;
+      const allowed = new Set<unknown>(values);
+      return (value) => allowed.has(value);
+    }
+    default:
+      return byZod;
+  }
+}
+
+// Narrower than zod's test (an own `constructor` is left to zod), never wider.
+function isPlainObject(value: unknown): value is object {
+  if (typeof value !== 'object' || value === null || Object.hasOwn(value, 'constructor')) {
+    return false;
+  }
+  const prototype = Object.getPrototypeOf(value);
+  return prototype === Object.prototype || prototype === null;
 }
