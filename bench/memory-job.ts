@@ -8,8 +8,9 @@
  * listing is still live. Breaks at the last checkpoint and prints JSON: { "<count>": bytes }.
  * The server's URL comes from BENCH_BASE_URL.
  */
+
+import { SecretsVault } from '@secrets-vault/sdk';
 import ky from 'ky';
-import { SecretsVault } from '../dist/index.js';
 import { ENDLESS_VAULT_ID, TOKEN } from './fixtures.ts';
 
 const gc = globalThis.gc;

@@ -105,8 +105,7 @@ export class Transport {
       lostResponse: false,
       text: '',
     };
-    // Resolved per call, so a fetch patched after the client was made (as test tools do) is used.
-    const baseFetch = this.#fetch ?? ((input, init) => globalThis.fetch(input, init));
+    const baseFetch = this.#fetch ?? globalFetch;
     try {
       const response = await this.#ky(request.url, {
         method: request.method,
@@ -138,6 +137,10 @@ export class Transport {
   }
 }
 
+// Looked up at each attempt, so a fetch patched after the client was made (as test tools do) is
+// the one used.
+const globalFetch: typeof globalThis.fetch = (input, init) => globalThis.fetch(input, init);
+
 function now(): number {
   return globalThis.performance?.now() ?? Date.now();
 }
@@ -153,12 +156,13 @@ function attempt(baseFetch: typeof globalThis.fetch, call: Call): typeof globalT
     const request = input instanceof Request ? input : new Request(input, init);
     const { signal } = request;
     const { method, target, idempotencyKey } = call.request;
+    const { logger } = call;
     const fields = { method, path: target, attempt: call.attempts, idempotencyKey };
     const started = now();
-    call.logger?.log('debug', `→ ${method} ${target}`, fields);
+    logger?.log('debug', `→ ${method} ${target}`, fields);
     const lost = (error: unknown, what: string) => {
       call.lostResponse = true;
-      call.logger?.log('warn', `✕ ${method} ${target}: ${what}`, {
+      logger?.log('warn', `✕ ${method} ${target}: ${what}`, {
         ...fields,
         durationMs: Math.round(now() - started),
         reason: error instanceof Error ? error.name : 'Error',
@@ -208,7 +212,7 @@ function attempt(baseFetch: typeof globalThis.fetch, call: Call): typeof globalT
         cause: new ResponseBodyCutOff('the response body was cut off', { cause: error }),
       });
     }
-    call.logger?.log(status >= 400 ? 'warn' : 'info', `← ${status} ${method} ${target}`, {
+    logger?.log(status >= 400 ? 'warn' : 'info', `← ${status} ${method} ${target}`, {
       ...fields,
       status,
       durationMs: Math.round(now() - started),

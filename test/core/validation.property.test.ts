@@ -9,7 +9,7 @@ import * as z from 'zod/mini';
 import { check } from '../../src/core/validation.js';
 import * as api from '../../src/index.js';
 
-const schemas = Object.entries(api).filter(
+const schemas = (Object.entries(api) as Array<[string, unknown]>).filter(
   (entry): entry is [string, z.ZodMiniType] =>
     typeof entry[1] === 'object' && entry[1] !== null && '_zod' in entry[1],
 );

@@ -35,7 +35,11 @@ const distribution = new URL('../../dist/', import.meta.url);
 const browserFiles = readdirSync(distribution, { recursive: true })
   .map(String)
   .filter(
-    (file) => /\.c?js$/.test(file) && !file.startsWith('mock/node') && !file.startsWith('cli'),
+    (file) =>
+      /\.c?js$/.test(file) &&
+      !file.startsWith('mock/node') &&
+      !file.startsWith('cli') &&
+      !file.startsWith('node/'),
   );
 assert.ok(browserFiles.includes('index.js') && browserFiles.includes('mock/index.cjs'));
 for (const file of browserFiles) {
@@ -52,4 +56,21 @@ for (const file of browserFiles) {
   }
 }
 
-console.log('package smoke test: every entry point loads as ESM and CJS; no node: imports');
+// Node (and Bun and Deno, which honour the `node` condition) get the one-file build, with ky and
+// zod inlined, so a process starts without loading their ~60 modules; bundlers get the other.
+assert.match(import.meta.resolve('@secrets-vault/sdk'), /\/dist\/node\/index\.js$/);
+assert.match(require.resolve('@secrets-vault/sdk'), /\/dist\/node\/index\.cjs$/);
+for (const file of ['node/index.js', 'node/index.cjs']) {
+  const source = readFileSync(new URL(file, distribution), 'utf8');
+  assert.doesNotMatch(
+    source,
+    // Statements only (a doc comment may show an import): `import … from`, `export … from`,
+    // a bare `import '…'`, or a `require('…')`.
+    /^(?:import|export)\b[^\n]*\bfrom\s*["'](?!node:)|^import\s*["'](?!node:)|\brequire\(["'](?!node:)/m,
+    `${file} must import nothing but node: modules`,
+  );
+}
+
+console.log(
+  'package smoke test: every entry point loads as ESM and CJS; no node: imports in browser builds; the Node build is one file',
+);
