@@ -209,6 +209,28 @@ describe('hostile success bodies', () => {
     expect(String(error)).toContain('larger than');
   });
 
+  it('refuses a body that declares more than 32 MiB before reading any of it', async () => {
+    let pulled = 0;
+    route('get', '/vaults/:id', () => {
+      const stream = new ReadableStream<Uint8Array>({
+        pull(controller) {
+          pulled += 1;
+          controller.enqueue(new Uint8Array(1024).fill(32));
+        },
+      });
+      return new HttpResponse(stream, {
+        status: 200,
+        headers: { 'Content-Type': 'application/json', 'Content-Length': String(40 * 1024 ** 2) },
+      });
+    });
+    const error = await rejectionOf(createClient().vaults.get('vlt_1'));
+    expect(error).toBeInstanceOf(ResponseValidationError);
+    expect(String(error)).toContain('larger than 33554432 bytes');
+    // The transport buffers some chunks ahead of any reader; reading up to the limit would
+    // pull 32,768 of them.
+    expect(pulled).toBeLessThan(1000);
+  });
+
   it('turns a body cut off mid-stream into APIConnectionError', async () => {
     route('get', '/vaults/:id', () => {
       const stream = new ReadableStream<Uint8Array>({
