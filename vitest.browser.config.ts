@@ -8,27 +8,14 @@ import { fileURLToPath } from 'node:url';
 import { playwright } from '@vitest/browser-playwright';
 import { msw } from 'msw/vite';
 import { defineConfig } from 'vitest/config';
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from './test/browser/chromium.js';
+import { packageAliases } from './test/package-aliases.js';
 
 const source = (path: string) => fileURLToPath(new URL(path, import.meta.url));
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--no-first-run',
-  '--disable-sync',
-];
 
 export default defineConfig({
   resolve: {
-    // As in vitest.config.ts: the package by name resolves to the sources.
-    alias: [
-      { find: '@secrets-vault/sdk/mock/node', replacement: source('./src/mock/node.ts') },
-      { find: '@secrets-vault/sdk/mock', replacement: source('./src/mock/index.ts') },
-      { find: /^@secrets-vault\/sdk$/, replacement: source('./src/index.ts') },
-    ],
+    alias: packageAliases,
   },
   test: {
     typecheck: { enabled: false },
@@ -59,7 +46,7 @@ export default defineConfig({
             enabled: true,
             headless: true,
             provider: playwright({
-              launchOptions: { executablePath: CHROMIUM, args: CHROMIUM_ARGS },
+              launchOptions: { executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS },
             }),
             instances: [{ browser: 'chromium' }],
           },

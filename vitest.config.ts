@@ -1,16 +1,10 @@
-import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
-
-const source = (path: string) => fileURLToPath(new URL(path, import.meta.url));
+import { packageAliases } from './test/package-aliases.js';
 
 export default defineConfig({
   resolve: {
     // Examples import the package by name, as users do; tests run them against the sources.
-    alias: [
-      { find: '@secrets-vault/sdk/mock/node', replacement: source('./src/mock/node.ts') },
-      { find: '@secrets-vault/sdk/mock', replacement: source('./src/mock/index.ts') },
-      { find: /^@secrets-vault\/sdk$/, replacement: source('./src/index.ts') },
-    ],
+    alias: packageAliases,
   },
   test: {
     // CI reads its pass/fail counts from this report (see .ci/run).

@@ -15,6 +15,7 @@ import { serveVaultMock } from '@secrets-vault/sdk/mock/node';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { build, createServer, type ViteDevServer } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../../test/browser/chromium.js';
 import { FIRST_VAULT, seedDashboard } from './src/seed.js';
 
 const configFile = fileURLToPath(new URL('./vite.config.ts', import.meta.url));
@@ -24,16 +25,8 @@ const WAIT = { timeout: 20_000 };
 let browser: Browser;
 beforeAll(async () => {
   browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--no-first-run',
-      '--disable-sync',
-    ],
+    executablePath: CHROMIUM_PATH,
+    args: CHROMIUM_ARGS,
   });
 });
 afterAll(() => browser?.close());

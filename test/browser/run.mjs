@@ -9,8 +9,8 @@ import { build } from 'esbuild';
 import { chromium } from 'playwright-core';
 import { createVaultMock } from '../../dist/mock/index.js';
 import { serveVaultMock } from '../../dist/mock/node.js';
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from './chromium.ts';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 async function bundle(entry) {
   const result = await build({
     entryPoints: [new URL(entry, import.meta.url).pathname],
@@ -101,16 +101,8 @@ await new Promise((resolve) => pages.listen(0, '127.0.0.1', resolve));
 const origin = `http://127.0.0.1:${pages.address().port}`;
 
 const browser = await chromium.launch({
-  executablePath: CHROMIUM,
-  args: [
-    '--headless',
-    '--no-sandbox',
-    '--disable-gpu',
-    '--disable-background-networking',
-    '--disable-component-update',
-    '--no-first-run',
-    '--disable-sync',
-  ],
+  executablePath: CHROMIUM_PATH,
+  args: CHROMIUM_ARGS,
 });
 const results = [];
 try {

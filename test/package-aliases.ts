@@ -1,0 +1,13 @@
+/**
+ * The package by name resolves to the sources in tests, as it resolves to the built package in
+ * an application: shared by vitest.config.ts and vitest.browser.config.ts.
+ */
+import { fileURLToPath } from 'node:url';
+
+const source = (path: string) => fileURLToPath(new URL(`../${path}`, import.meta.url));
+
+export const packageAliases = [
+  { find: '@secrets-vault/sdk/mock/node', replacement: source('src/mock/node.ts') },
+  { find: '@secrets-vault/sdk/mock', replacement: source('src/mock/index.ts') },
+  { find: /^@secrets-vault\/sdk$/, replacement: source('src/index.ts') },
+];
