@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 
 const source = (path: string) => fileURLToPath(new URL(`../${path}`, import.meta.url));
 
+/** `@secrets-vault/sdk`, `/mock` and `/mock/node` mapped to their sources, most specific first. */
 export const packageAliases = [
   { find: '@secrets-vault/sdk/mock/node', replacement: source('src/mock/node.ts') },
   { find: '@secrets-vault/sdk/mock', replacement: source('src/mock/index.ts') },

@@ -17,6 +17,7 @@ import {
   UnprocessableEntityError,
 } from '@secrets-vault/sdk';
 
+/** One sentence for the person at the screen, chosen by the error's class. */
 export function describeError(error: unknown): string {
   if (error instanceof RequestValidationError) {
     const fields = error.issues.map(

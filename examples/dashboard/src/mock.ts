@@ -8,6 +8,7 @@ import { createVaultMock } from '@secrets-vault/sdk/mock';
 import { setupWorker } from 'msw/browser';
 import { seedDashboard } from './seed.js';
 
+/** Starts the mock in a service worker, stocks it, and offers its people to sign in as. */
 export async function startMock(tokenInput: HTMLInputElement, connectForm: HTMLFormElement) {
   const mock = createVaultMock({ baseUrl: location.origin });
   // Requests the mock does not know (the page's own files) go to the dev server untouched.

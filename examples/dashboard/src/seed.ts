@@ -10,6 +10,7 @@ import type { MockPrincipals } from '@secrets-vault/sdk/mock';
 /** The vault the dashboard's walkthrough opens. */
 export const FIRST_VAULT = 'Payments';
 
+/** Stocks the mock at `baseUrl` as the owner; the same sample data each time. */
 export async function seedDashboard(baseUrl: string, principals: MockPrincipals): Promise<void> {
   const owner = new SecretsVault({ baseUrl, token: principals.owner.token });
   const others: ReadonlyArray<readonly [name: string, color: string]> = [
