@@ -36,12 +36,13 @@ export default defineConfig([
     // The `secrets-vault` command: Node only, one ESM file with its shebang.
     entry: { cli: 'src/cli/main.ts' },
     format: ['esm'],
-    sourcemap: true,
+    sourcemap: false,
     treeshake: true,
     target: 'node22',
     platform: 'node',
     removeNodeProtocol: false,
     banner: { js: '#!/usr/bin/env node' },
-    external: ['ky', 'zod'],
+    // Inlined as in the Node build above: a command starts once per run.
+    noExternal: ['ky', 'zod'],
   },
 ]);

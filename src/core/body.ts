@@ -73,8 +73,8 @@ export async function readBody(
     signal.removeEventListener('abort', stop);
   }
   // Most bodies arrive in one chunk: no copy then.
-  if (chunks.length === 1 && chunks[0] instanceof Uint8Array)
-    return chunks[0] as Uint8Array<ArrayBuffer>;
+  const [only] = chunks;
+  if (chunks.length === 1 && only) return only as Uint8Array<ArrayBuffer>;
   const bytes = new Uint8Array(size);
   let offset = 0;
   for (const chunk of chunks) {

@@ -156,13 +156,12 @@ function attempt(baseFetch: typeof globalThis.fetch, call: Call): typeof globalT
     const request = input instanceof Request ? input : new Request(input, init);
     const { signal } = request;
     const { method, target, idempotencyKey } = call.request;
-    const { logger } = call;
     const fields = { method, path: target, attempt: call.attempts, idempotencyKey };
     const started = now();
-    logger?.log('debug', `→ ${method} ${target}`, fields);
+    call.logger?.log('debug', `→ ${method} ${target}`, fields);
     const lost = (error: unknown, what: string) => {
       call.lostResponse = true;
-      logger?.log('warn', `✕ ${method} ${target}: ${what}`, {
+      call.logger?.log('warn', `✕ ${method} ${target}: ${what}`, {
         ...fields,
         durationMs: Math.round(now() - started),
         reason: error instanceof Error ? error.name : 'Error',
@@ -212,7 +211,7 @@ function attempt(baseFetch: typeof globalThis.fetch, call: Call): typeof globalT
         cause: new ResponseBodyCutOff('the response body was cut off', { cause: error }),
       });
     }
-    logger?.log(status >= 400 ? 'warn' : 'info', `← ${status} ${method} ${target}`, {
+    call.logger?.log(status >= 400 ? 'warn' : 'info', `← ${status} ${method} ${target}`, {
       ...fields,
       status,
       durationMs: Math.round(now() - started),

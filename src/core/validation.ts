@@ -120,9 +120,13 @@ const PLAIN_KEYS: Readonly<Record<string, readonly string[]>> = {
   enum: ['type', 'checks', 'entries'],
 };
 
+function definitionOf(schema: z.ZodMiniType): Definition {
+  return (schema as unknown as { _zod: { def: Definition } })._zod.def;
+}
+
 function compile(schema: z.ZodMiniType): Predicate {
   const byZod: Predicate = (value) => z.safeParse(schema, value).success;
-  const def = (schema as unknown as { _zod: { def: Definition } })._zod.def;
+  const def = definitionOf(schema);
   const known = PLAIN_KEYS[def.type];
   if (
     known === undefined ||
@@ -162,21 +166,16 @@ function compile(schema: z.ZodMiniType): Predicate {
       };
     }
     case 'record': {
-      const keyDef = (def.keyType as unknown as { _zod: { def: Definition } })._zod.def;
+      const keyDef = definitionOf(def.keyType as z.ZodMiniType);
       if (keyDef.type !== 'string' || Object.keys(keyDef).some((key) => key !== 'type')) {
         return byZod;
       }
       const item = acceptsAtOnce(def.valueType as z.ZodMiniType);
       return (value) => {
-        if (!isPlainObject(value)) return false;
-        // The keys zod reads: own and enumerable, `__proto__` skipped; a symbol goes to zod.
-        for (const key of Reflect.ownKeys(value)) {
-          if (key === '__proto__' || !Object.prototype.propertyIsEnumerable.call(value, key)) {
-            continue;
-          }
-          if (typeof key === 'symbol' || !item((value as Record<string, unknown>)[key])) {
-            return false;
-          }
+        // zod reads the own enumerable keys but `__proto__`; a symbol key is left to zod.
+        if (!isPlainObject(value) || Object.getOwnPropertySymbols(value).length > 0) return false;
+        for (const key of Object.keys(value)) {
+          if (key !== '__proto__' && !item((value as Record<string, unknown>)[key])) return false;
         }
         return true;
       };

@@ -508,58 +508,42 @@ describe('connection failures', () => {
     expect((error as Error).message).toBe('Connection error: ECONNREFUSED localhost:8200');
   });
 
-  it('says when a browser blocked the request, and does not retry it', async () => {
-    let attempts = 0;
+  /** A client at `baseUrl` whose every attempt fails as a browser says it, bare; and a count. */
+  function failingAsBrowsersDo(baseUrl: string) {
+    const count = { attempts: 0 };
     const fetch = async () => {
-      attempts += 1;
+      count.attempts += 1;
       throw new TypeError('Failed to fetch');
     };
-    const client = new SecretsVault({
-      baseUrl: 'https://vault.example.com',
-      token: TOKEN,
-      maxRetries: 2,
-      fetch,
-    });
+    return { client: new SecretsVault({ baseUrl, token: TOKEN, maxRetries: 2, fetch }), count };
+  }
+
+  it('says when a browser blocked the request, and does not retry it', async () => {
+    const { client, count } = failingAsBrowsersDo('https://vault.example.com');
     const error = await rejectionOf(client.vaults.get('vlt_1'));
     expect(error).toBeInstanceOf(APIConnectionError);
     expect((error as Error).message).toBe(
       'Connection error: the request to vault.example.com was blocked by the browser (CORS or CSP?)',
     );
-    expect(attempts).toBe(1);
+    expect(count.attempts).toBe(1);
   });
 
   it('retries the same bare failure on the origin of the page, where CORS cannot be the cause', async () => {
     vi.stubGlobal('location', { origin: 'https://vault.example.com' });
-    let attempts = 0;
-    const fetch = async () => {
-      attempts += 1;
-      throw new TypeError('Failed to fetch');
-    };
     try {
-      const client = new SecretsVault({
-        baseUrl: 'https://vault.example.com',
-        token: TOKEN,
-        maxRetries: 2,
-        fetch,
-      });
+      const { client, count } = failingAsBrowsersDo('https://vault.example.com');
       const error = await rejectionOf(client.vaults.get('vlt_1'));
       expect(error).toBeInstanceOf(APIConnectionError);
       expect((error as Error).message).toBe(
         'Connection error: no response from vault.example.com (the browser gives no reason: offline, or the connection dropped)',
       );
-      expect(attempts).toBe(3);
+      expect(count.attempts).toBe(3);
       // Another origin than the page's is still taken for a CORS refusal.
-      attempts = 0;
-      const elsewhere = new SecretsVault({
-        baseUrl: 'https://api.vault.example.com',
-        token: TOKEN,
-        maxRetries: 2,
-        fetch,
-      });
-      expect(((await rejectionOf(elsewhere.vaults.get('vlt_1'))) as Error).message).toContain(
-        'blocked by the browser (CORS or CSP?)',
-      );
-      expect(attempts).toBe(1);
+      const elsewhere = failingAsBrowsersDo('https://api.vault.example.com');
+      expect(
+        ((await rejectionOf(elsewhere.client.vaults.get('vlt_1'))) as Error).message,
+      ).toContain('blocked by the browser (CORS or CSP?)');
+      expect(elsewhere.count.attempts).toBe(1);
     } finally {
       vi.unstubAllGlobals();
     }
