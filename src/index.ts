@@ -61,6 +61,7 @@ export {
   SecretUpdateParams,
   SecretValue,
   SecretWithValue,
+  type StartupOptions,
 } from './resources/secrets.js';
 export { ListParams, User, VaultRole } from './resources/shared.js';
 export {

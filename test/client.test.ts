@@ -1,7 +1,7 @@
 import { http } from 'msw';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { SecretsVault, SecretsVaultError } from '../src/index.js';
-import { BASE_URL, createClient, ok, organization, route, server, TOKEN } from './helpers.js';
+import { InternalServerError, SecretsVault, SecretsVaultError } from '../src/index.js';
+import { BASE_URL, createClient, fail, ok, organization, route, server, TOKEN } from './helpers.js';
 
 function constructionError(build: () => unknown): SecretsVaultError {
   try {
@@ -84,6 +84,14 @@ describe('new SecretsVault()', () => {
     expect(() => createClient({ timeout: 2 ** 31 })).toThrow(/timeout/);
     expect(() => createClient({ maxRetries: -1 })).toThrow(/maxRetries/);
     expect(() => createClient({ maxRetries: 1.5 })).toThrow(/maxRetries/);
+    expect(() => createClient({ maxRetries: Number.NaN })).toThrow(/maxRetries/);
+    expect(() => createClient({ maxRetries: Number.NEGATIVE_INFINITY })).toThrow(/maxRetries/);
+  });
+
+  it('accepts any whole number of retries, and Infinity', () => {
+    for (const maxRetries of [0, 10, 11, 1_000, Number.POSITIVE_INFINITY]) {
+      expect(() => createClient({ maxRetries })).not.toThrow();
+    }
   });
 
   it('joins paths under /v1 of a base URL that has a path of its own', async () => {
@@ -131,5 +139,81 @@ describe('new SecretsVault()', () => {
     const seen = route('get', '/org', () => ok(organization()));
     await expect(createClient().org.get({ timeout: -5 })).rejects.toThrow(/timeout/);
     expect(seen).toHaveLength(0);
+  });
+});
+
+describe('environment knobs', () => {
+  afterEach(() => {
+    vi.unstubAllEnvs();
+    vi.restoreAllMocks();
+  });
+
+  /** A client configured by the environment alone, and the attempts the service saw. */
+  function fromEnvironment(env: Record<string, string>) {
+    vi.stubEnv('SECRETS_VAULT_BASE_URL', BASE_URL);
+    vi.stubEnv('SECRETS_VAULT_TOKEN', TOKEN);
+    for (const [name, value] of Object.entries(env)) vi.stubEnv(name, value);
+    return new SecretsVault();
+  }
+
+  it('takes maxRetries from SECRETS_VAULT_MAX_RETRIES', async () => {
+    vi.spyOn(Math, 'random').mockReturnValue(0);
+    const seen = route('get', '/org', () => fail(503, 'unavailable'));
+    const client = fromEnvironment({ SECRETS_VAULT_MAX_RETRIES: '4' });
+    await expect(client.org.get()).rejects.toBeInstanceOf(InternalServerError);
+    expect(seen).toHaveLength(5);
+  });
+
+  it('takes Infinity from SECRETS_VAULT_MAX_RETRIES', async () => {
+    vi.spyOn(Math, 'random').mockReturnValue(0);
+    const seen = route('get', '/org', (call) =>
+      call < 30 ? fail(503, 'unavailable') : ok(organization()),
+    );
+    const client = fromEnvironment({ SECRETS_VAULT_MAX_RETRIES: 'Infinity' });
+    await expect(client.org.get()).resolves.toEqual(organization());
+    expect(seen).toHaveLength(31);
+  });
+
+  it('takes the attempt timeout from SECRETS_VAULT_TIMEOUT, in milliseconds or with a unit', async () => {
+    route('get', '/org', async () => {
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      return ok(organization());
+    });
+    const inMilliseconds = fromEnvironment({
+      SECRETS_VAULT_TIMEOUT: '50',
+      SECRETS_VAULT_MAX_RETRIES: '0',
+    });
+    await expect(inMilliseconds.org.get()).rejects.toThrow(/timeout \(50 ms\)/);
+    const withUnit = fromEnvironment({
+      SECRETS_VAULT_TIMEOUT: '0.05s',
+      SECRETS_VAULT_MAX_RETRIES: '0',
+    });
+    await expect(withUnit.org.get()).rejects.toThrow(/timeout \(50 ms\)/);
+  });
+
+  it.each([
+    ['SECRETS_VAULT_MAX_RETRIES', ['-1', '1.5', 'three', '2 retries', '0x10', 'inf']],
+    ['SECRETS_VAULT_TIMEOUT', ['0', '-5', '10 seconds', '1e3', 'Infinity', '3000000000']],
+    ['SECRETS_VAULT_WAIT', ['-1', 'soon', '1d', '5 s']],
+  ])('refuses a malformed %s at construction, naming it', (name, values) => {
+    for (const value of values) {
+      const error = constructionError(() => fromEnvironment({ [name]: value }));
+      expect(error.message).toContain(name);
+      expect(error.message).not.toContain(`'${value}'`);
+    }
+  });
+
+  it('lets an option passed in code win over the environment, even a malformed one', async () => {
+    const seen = route('get', '/org', () => fail(503, 'unavailable'));
+    vi.stubEnv('SECRETS_VAULT_MAX_RETRIES', 'many');
+    vi.stubEnv('SECRETS_VAULT_TIMEOUT', 'long');
+    const client = new SecretsVault({
+      baseUrl: BASE_URL,
+      token: TOKEN,
+      maxRetries: 0,
+      timeout: 1_000,
+    });
+    await expect(client.org.get()).rejects.toBeInstanceOf(InternalServerError);
+    expect(seen).toHaveLength(1);
   });
 });

@@ -10,28 +10,66 @@ import { constants } from 'node:os';
 import { parseArgs } from 'node:util';
 import packageJson from '../../package.json' with { type: 'json' };
 import { SecretsVault } from '../client.js';
-import { SecretsVaultError } from '../core/errors.js';
+import {
+  APIConnectionError,
+  APIError,
+  AuthenticationError,
+  PermissionDeniedError,
+  SecretsVaultError,
+} from '../core/errors.js';
+import { parseDuration } from '../core/options.js';
+import { isUnavailableStatus } from '../core/retry.js';
+import type { StartupOptions } from '../resources/secrets.js';
+import type { LoadedSecrets } from '../startup/load.js';
 import { toEnv } from '../startup/to-env.js';
 import { DotenvError, formatDotenv } from './dotenv.js';
+import {
+  describeAge,
+  FALLBACK_KEY_VARIABLE,
+  FallbackError,
+  readFallbackKey,
+  readSnapshot,
+  type Snapshot,
+  writeSnapshot,
+} from './fallback.js';
 
 const USAGE = `Usage: secrets-vault <command> [options]
 
 Commands:
-  run --vault <id> [--prefix P] [--override] -- <command> [args...]
+  run --vault <id> [--prefix P] [--override] [--wait D] [--fallback F] -- <command> [args...]
                      run a command with the vault's secrets in its environment
-  export --vault <id> --format dotenv|json
+  export --vault <id> --format dotenv|json [--wait D]
                      print the vault's secrets as environment variables
-  ls --vault <id>    list the vault's secret names and their keys (never values)
+  ls --vault <id> [--wait D]
+                     list the vault's secret names and their keys (never values)
 
 Options:
+  --wait <duration>  how long to wait out an unavailable service: 500ms, 90s, 2m,
+                     or milliseconds (default: SECRETS_VAULT_WAIT, else 60s)
   -h, --help         show help (also after a command)
   -v, --version      show the version
 
-Environment: SECRETS_VAULT_BASE_URL and SECRETS_VAULT_TOKEN.
+Environment: SECRETS_VAULT_BASE_URL, SECRETS_VAULT_TOKEN; SECRETS_VAULT_WAIT,
+SECRETS_VAULT_MAX_RETRIES, SECRETS_VAULT_TIMEOUT; SECRETS_VAULT_FALLBACK_KEY.
+
+Exit codes: 0 done (run: the command's own); 75 the service stayed unavailable for
+the whole wait; 77 the token was refused; 2 usage error; 1 anything else.
+`;
+
+const WAIT_HELP = `  --wait <duration>  how long to wait out an unavailable service (connection
+                     failures, timeouts, 408, 429, 5xx), retrying with jittered
+                     backoff: 500ms, 90s, 2m, or milliseconds; 0 for three attempts
+                     (default: SECRETS_VAULT_WAIT, else 60s). A refused token or an
+                     unknown vault fails at once.
+`;
+
+const EXIT_HELP = `Exit codes: 75 when the service stayed unavailable for the whole wait, 77 when
+the token was refused (401, 403), 2 for a usage error, 1 for anything else.
 `;
 
 const COMMAND_HELP: Readonly<Record<string, string>> = {
-  run: `Usage: secrets-vault run --vault <id> [--prefix P] [--override] -- <command> [args...]
+  run: `Usage: secrets-vault run --vault <id> [--prefix P] [--override] [--wait D]
+                           [--fallback <file>] -- <command> [args...]
 
 Loads the vault's secrets once, puts them in the environment of <command> as
 SECRET_KEY variables (database.password -> DATABASE_PASSWORD), resolves
@@ -44,8 +82,15 @@ Options:
   --prefix <P>   prepended to every variable name, such as APP_
   --override     let the vault's variables replace ones already set (default: the
                  existing environment wins)
-`,
-  export: `Usage: secrets-vault export --vault <id> --format dotenv|json
+${WAIT_HELP}  --fallback <file>
+                 after each good load, keep the values in <file>, encrypted
+                 (AES-256-GCM, key in SECRETS_VAULT_FALLBACK_KEY: 32 bytes as hex or
+                 base64), mode 0600; when the service stays unavailable for the whole
+                 wait, start from it instead, saying so with its age. Never after a
+                 refused token or an unknown vault.
+
+${EXIT_HELP}`,
+  export: `Usage: secrets-vault export --vault <id> --format dotenv|json [--wait D]
 
 Prints the vault's secrets as environment variables on stdout: dotenv lines that
 node --env-file reads back exactly, or one JSON object.
@@ -54,14 +99,16 @@ Options:
   --vault <id>       the vault to load (required)
   --format <format>  dotenv or json (required)
   --prefix <P>       prepended to every variable name
-`,
-  ls: `Usage: secrets-vault ls --vault <id>
+${WAIT_HELP}
+${EXIT_HELP}`,
+  ls: `Usage: secrets-vault ls --vault <id> [--wait D]
 
 Lists the live secrets of a vault, one per line: the name, then its keys. Never values.
 
 Options:
   --vault <id>   the vault to list (required)
-`,
+${WAIT_HELP}
+${EXIT_HELP}`,
 };
 
 /** A failure to report in one line, with the exit code to leave with. */
@@ -80,12 +127,42 @@ const usageError = (message: string, command?: string) =>
 
 /** Runs the command line `argv` (without node and the script) and resolves to the exit code. */
 export async function main(argv: readonly string[]): Promise<number> {
+  const started = performance.now();
   try {
     return await dispatch(argv);
   } catch (error) {
-    process.stderr.write(`secrets-vault: ${describe(error)}\n`);
-    return error instanceof CommandError ? error.exitCode : 1;
+    const exitCode = exitCodeOf(error);
+    const cause =
+      exitCode === 75 && !(error instanceof FallbackError)
+        ? `the service stayed unavailable for ${seconds(performance.now() - started)}: `
+        : exitCode === 77
+          ? 'the token was refused: '
+          : '';
+    process.stderr.write(`secrets-vault: ${cause}${describe(error)}\n`);
+    return exitCode;
   }
+}
+
+/**
+ * The exit code a failure leaves with, so a supervisor can tell "retry later" (75, EX_TEMPFAIL)
+ * from "fix the configuration" (77, EX_NOPERM; 2, usage; 1, anything else).
+ */
+function exitCodeOf(error: unknown): number {
+  if (error instanceof CommandError || error instanceof FallbackError) return error.exitCode;
+  if (error instanceof AuthenticationError || error instanceof PermissionDeniedError) return 77;
+  return isOutage(error) ? 75 : 1;
+}
+
+/** Whether `error` says the service was unavailable, as opposed to a verdict on the request. */
+function isOutage(error: unknown): boolean {
+  return (
+    error instanceof APIConnectionError ||
+    (error instanceof APIError && isUnavailableStatus(error.status))
+  );
+}
+
+function seconds(milliseconds: number): string {
+  return `${(milliseconds / 1000).toFixed(1)}s`;
 }
 
 async function dispatch(argv: readonly string[]): Promise<number> {
@@ -107,7 +184,9 @@ async function dispatch(argv: readonly string[]): Promise<number> {
   try {
     parsed = parseOptions(own);
   } catch (error) {
-    throw usageError(error instanceof Error ? error.message : String(error), command);
+    // Node explains some parse errors over several lines; the first says what is wrong.
+    const message = error instanceof Error ? error.message : String(error);
+    throw usageError(message.split('\n')[0] ?? message, command);
   }
   const { values } = parsed;
   if (values.help) {
@@ -124,20 +203,36 @@ async function dispatch(argv: readonly string[]): Promise<number> {
   if (!/^[A-Za-z0-9_]*$/.test(prefix)) {
     throw usageError('--prefix may hold only letters, digits and _', command);
   }
+  const startup: StartupOptions = {};
+  if (values.wait !== undefined) {
+    const wait = parseDuration(values.wait);
+    if (wait === undefined) {
+      throw usageError('--wait takes a duration such as 500ms, 90s, 2m, or milliseconds', command);
+    }
+    Object.assign(startup, { wait });
+  }
+  if (values.fallback !== undefined && command !== 'run') {
+    throw usageError('--fallback belongs to run', command);
+  }
   switch (command) {
     case 'run': {
       if (child.length === 0) throw usageError('a command to run is required after --', command);
-      return run(vaultId, prefix, values.override === true, child);
+      if (values.fallback === '') throw usageError('--fallback takes a file', command);
+      const fallback =
+        values.fallback === undefined
+          ? undefined
+          : { file: values.fallback, key: readFallbackKey(process.env[FALLBACK_KEY_VARIABLE]) };
+      return run(vaultId, prefix, values.override === true, startup, fallback, child);
     }
     case 'export': {
       const format = values.format;
       if (format !== 'dotenv' && format !== 'json') {
         throw usageError('--format must be dotenv or json', command);
       }
-      return exportVariables(vaultId, prefix, format);
+      return exportVariables(vaultId, prefix, format, startup);
     }
     default:
-      return list(vaultId);
+      return list(vaultId, startup);
   }
 }
 
@@ -151,21 +246,59 @@ function parseOptions(args: string[]) {
       prefix: { type: 'string' },
       format: { type: 'string' },
       override: { type: 'boolean' },
+      wait: { type: 'string' },
+      fallback: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
+}
+
+/** Where `run --fallback` keeps its snapshot, and the key that opens it. */
+interface Fallback {
+  readonly file: string;
+  readonly key: Buffer;
 }
 
 async function run(
   vaultId: string,
   prefix: string,
   override: boolean,
+  startup: StartupOptions,
+  fallback: Fallback | undefined,
   [command, ...args]: string[],
 ): Promise<number> {
   const client = new SecretsVault();
-  const variables = toEnv(await client.secrets.load(vaultId), { prefix });
-  const merged = override ? { ...process.env, ...variables } : { ...variables, ...process.env };
-  const env = await client.secrets.resolveReferences(merged);
+  const started = performance.now();
+  let loaded: Snapshot;
+  try {
+    loaded = await loadForRun(client, vaultId, startup);
+  } catch (error) {
+    // Only an outage falls back: a refused token or a deleted vault is a verdict to act on.
+    if (fallback === undefined || !isOutage(error)) throw error;
+    loaded = readSnapshot(fallback.file, fallback.key, vaultId);
+    process.stderr.write(
+      `secrets-vault: the service stayed unavailable for ${seconds(performance.now() - started)} (${describe(error)}); starting from the snapshot ${fallback.file}, saved ${describeAge(loaded.savedAt)} ago\n`,
+    );
+    fallback = undefined;
+  }
+  if (fallback !== undefined) {
+    try {
+      writeSnapshot(fallback.file, fallback.key, loaded);
+    } catch (error) {
+      // The job can start without it; the next good load tries again.
+      process.stderr.write(`secrets-vault: warning: ${describe(error)}\n`);
+    }
+  }
+  const variables = toEnv(loaded.secrets, { prefix });
+  const resolved = Object.fromEntries(
+    Object.entries(process.env).map(([name, value]) => [
+      name,
+      value !== undefined && Object.hasOwn(loaded.references, value)
+        ? loaded.references[value]
+        : value,
+    ]),
+  );
+  const env = override ? { ...resolved, ...variables } : { ...variables, ...resolved };
   return new Promise<number>((resolve) => {
     // No shell: arguments reach the command as given, and nothing is expanded or injected.
     const child = spawn(command ?? '', args, { stdio: 'inherit', env });
@@ -191,13 +324,40 @@ async function run(
   });
 }
 
+/**
+ * What `run` starts from: the vault's secrets and the values of the `vault://` references in the
+ * job's own environment (never in the vault's values), as plain data a snapshot can hold.
+ */
+async function loadForRun(
+  client: SecretsVault,
+  vaultId: string,
+  startup: StartupOptions,
+): Promise<Snapshot> {
+  const loaded: LoadedSecrets = await client.secrets.load(vaultId, startup);
+  // Copies are plain objects: `load`'s own print as [REDACTED], which a snapshot must not hold.
+  const secrets = Object.fromEntries(
+    Object.entries(loaded).map(([name, value]) => [name, { ...value }]),
+  );
+  const references: Record<string, string> = {};
+  const referencing = Object.fromEntries(
+    Object.entries(process.env).filter(([, value]) => value?.startsWith('vault://')),
+  );
+  const resolved = await client.secrets.resolveReferences(referencing, startup);
+  for (const [name, reference] of Object.entries(referencing)) {
+    const value = resolved[name];
+    if (reference !== undefined && value !== undefined) references[reference] = value;
+  }
+  return { vaultId, savedAt: Date.now(), secrets, references };
+}
+
 async function exportVariables(
   vaultId: string,
   prefix: string,
   format: 'dotenv' | 'json',
+  startup: StartupOptions,
 ): Promise<number> {
   const client = new SecretsVault();
-  const variables = toEnv(await client.secrets.load(vaultId), { prefix });
+  const variables = toEnv(await client.secrets.load(vaultId, startup), { prefix });
   let text: string;
   try {
     text = format === 'json' ? `${JSON.stringify(variables, null, 2)}\n` : formatDotenv(variables);
@@ -209,11 +369,11 @@ async function exportVariables(
   return 0;
 }
 
-async function list(vaultId: string): Promise<number> {
+async function list(vaultId: string, startup: StartupOptions): Promise<number> {
   const client = new SecretsVault();
-  const secrets = await client.secrets.listValues(vaultId);
-  const lines = secrets
-    .map((secret) => `${secret.name}: ${Object.keys(secret.value).sort().join(', ')}`)
+  const secrets = await client.secrets.load(vaultId, startup);
+  const lines = Object.entries(secrets)
+    .map(([name, value]) => `${name}: ${Object.keys(value).sort().join(', ')}`)
     .sort();
   process.stdout.write(lines.length === 0 ? '' : `${lines.join('\n')}\n`);
   return 0;
@@ -221,7 +381,7 @@ async function list(vaultId: string): Promise<number> {
 
 /** One line saying what went wrong: the SDK's messages never hold a token or a value. */
 function describe(error: unknown): string {
-  if (error instanceof CommandError) return error.message;
+  if (error instanceof CommandError || error instanceof FallbackError) return error.message;
   if (error instanceof SecretsVaultError) {
     const where = error.method && error.path ? ` (${error.method} ${error.path})` : '';
     return `${error.name}: ${error.message.split('\n')[0]}${where}`;

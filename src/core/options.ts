@@ -23,8 +23,9 @@ export interface ClientOptions {
   readonly token?: string | undefined;
   /**
    * Milliseconds allowed for each attempt of a request, from sending it to the last byte of
-   * the response body.
-   * @default 30000
+   * the response body: a whole number from 1 to 2147483647.
+   * @default process.env.SECRETS_VAULT_TIMEOUT (milliseconds, or a duration such as `10s`) where
+   *   `process` exists, else 30000
    */
   readonly timeout?: number | undefined;
   /**
@@ -33,8 +34,11 @@ export interface ClientOptions {
    */
   readonly totalTimeout?: number | undefined;
   /**
-   * How many times a failed request is retried (only where it is safe: see the README).
-   * @default 2
+   * How many times a failed request is retried (only where it is safe: see the README): any
+   * whole number from 0, or `Infinity` (retry until the call succeeds, fails with a verdict,
+   * hits `totalTimeout` or its `signal`, or the retry budget runs out). Waits between retries
+   * are capped at 8 s, so a large count means a long call, never a fast loop.
+   * @default process.env.SECRETS_VAULT_MAX_RETRIES where `process` exists, else 2
    */
   readonly maxRetries?: number | undefined;
   /**
@@ -88,7 +92,10 @@ export interface RequestOptions {
    * @default the client's `totalTimeout`
    */
   readonly totalTimeout?: number;
-  /** Retries after the first attempt. @default the client's `maxRetries` */
+  /**
+   * Retries after the first attempt: a whole number from 0, or `Infinity`.
+   * @default the client's `maxRetries`
+   */
   readonly maxRetries?: number;
   /** Extra headers for this call; they cannot replace `Authorization` or `Idempotency-Key`. */
   readonly headers?: Readonly<Record<string, string>>;
@@ -110,6 +117,8 @@ export interface ClientConfig {
   readonly timeout: number;
   readonly totalTimeout: number | undefined;
   readonly maxRetries: number;
+  /** The startup wait of `load` and its kin when the call names none (milliseconds). */
+  readonly wait: number;
   /**
    * The headers of every request, names in lower case: the client's own, then `accept` and
    * `authorization`, which they cannot replace. Built once; never mutated.
@@ -125,6 +134,11 @@ export interface CallSettings {
   readonly timeout: number;
   readonly totalTimeout: number | undefined;
   readonly maxRetries: number;
+  /**
+   * Milliseconds to keep retrying an unavailable service (a startup call), `0` for the ordinary
+   * retry policy.
+   */
+  readonly wait: number;
   readonly signal: AbortSignal | undefined;
   /**
    * The client's headers with the call's on top (names in lower case); the client's own object
@@ -135,6 +149,8 @@ export interface CallSettings {
 
 const DEFAULT_TIMEOUT_MS = 30_000;
 const DEFAULT_MAX_RETRIES = 2;
+/** @internal How long a startup call waits out an unavailable service by default. */
+export const DEFAULT_WAIT_MS = 60_000;
 // A token goes into a header: visible ASCII only, so `Headers` never throws with it in a message.
 const VALID_TOKEN = /^[\x21-\x7e]+$/;
 
@@ -169,9 +185,15 @@ export function resolveClientOptions(options: ClientOptions): ClientConfig {
       'Invalid token: `token` (or SECRETS_VAULT_TOKEN) must be printable ASCII without spaces',
     );
   }
-  const timeout = options.timeout ?? DEFAULT_TIMEOUT_MS;
+  // The environment tunes a job without code (as AWS_MAX_ATTEMPTS does); code wins over it.
+  const timeout =
+    options.timeout ?? readEnvNumber('SECRETS_VAULT_TIMEOUT', 'timeout') ?? DEFAULT_TIMEOUT_MS;
   const { totalTimeout } = options;
-  const maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
+  const maxRetries =
+    options.maxRetries ??
+    readEnvNumber('SECRETS_VAULT_MAX_RETRIES', 'maxRetries') ??
+    DEFAULT_MAX_RETRIES;
+  const wait = readEnvNumber('SECRETS_VAULT_WAIT', 'wait') ?? DEFAULT_WAIT_MS;
   const issues = [
     ...timingIssues({ timeout, totalTimeout, maxRetries }),
     ...headerIssues(options.headers),
@@ -202,6 +224,7 @@ export function resolveClientOptions(options: ClientOptions): ClientConfig {
     timeout,
     totalTimeout,
     maxRetries,
+    wait,
     headers: withFixedHeaders({}, options.headers, token),
     fetch: options.fetch,
     retryBudget: options.retryBudget === false ? undefined : new RetryBudget(options.retryBudget),
@@ -211,16 +234,28 @@ export function resolveClientOptions(options: ClientOptions): ClientConfig {
 
 /**
  * @internal Resolves one call's settings, adding an issue for each bad option to `issues`.
+ * `wait` is a startup call's own wait (`'default'` for the client's); absent for every other
+ * call. A call that sets its own `maxRetries` asks for the ordinary policy with that count.
  */
 export function resolveCallSettings(
   config: ClientConfig,
   options: RequestOptions,
   issues: ValidationIssue[],
+  wait?: number | 'default',
 ): CallSettings {
   const timeout = options.timeout ?? config.timeout;
   const totalTimeout = options.totalTimeout ?? config.totalTimeout;
   const maxRetries = options.maxRetries ?? config.maxRetries;
   issues.push(...timingIssues({ timeout, totalTimeout, maxRetries }));
+  if (wait !== undefined && wait !== 'default' && !isWait(wait)) {
+    issues.push({ path: ['wait'], message: WAIT_MESSAGE });
+  }
+  const callWait =
+    wait === undefined || options.maxRetries !== undefined || (wait !== 'default' && !isWait(wait))
+      ? 0
+      : wait === 'default'
+        ? config.wait
+        : wait;
   const signal = isAbortSignal(options.signal) ? options.signal : undefined;
   if (options.signal !== undefined && signal === undefined) {
     issues.push({ path: ['signal'], message: 'must be an AbortSignal' });
@@ -235,6 +270,7 @@ export function resolveCallSettings(
     timeout,
     totalTimeout,
     maxRetries,
+    wait: callWait,
     signal,
     headers,
   };
@@ -262,6 +298,66 @@ function withFixedHeaders(
 
 // Timers overflow above 2^31 - 1 ms and would fire at once.
 const MAX_TIMER_MS = 2_147_483_647;
+const DURATION_MESSAGE = `must be a whole number of milliseconds from 1 to ${MAX_TIMER_MS}`;
+const RETRIES_MESSAGE = 'must be a whole number, 0 or more, or Infinity';
+const WAIT_MESSAGE = 'must be a whole number of milliseconds, 0 or more, or Infinity';
+
+const isDuration = (value: unknown) =>
+  typeof value === 'number' && Number.isInteger(value) && value > 0 && value <= MAX_TIMER_MS;
+const isRetryCount = (value: unknown) =>
+  typeof value === 'number' &&
+  value >= 0 &&
+  (Number.isInteger(value) || value === Number.POSITIVE_INFINITY);
+const isWait = isRetryCount;
+
+const UNIT_MS: Readonly<Record<string, number>> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 };
+
+/**
+ * @internal Reads a duration as the command line and the environment spell it: plain
+ * milliseconds (`1500`), or a number with a unit (`500ms`, `1.5s`, `90s`, `2m`, `1h`), or
+ * `Infinity`. Undefined when it is none of these.
+ */
+export function parseDuration(text: string): number | undefined {
+  const trimmed = text.trim();
+  if (trimmed === 'Infinity') return Number.POSITIVE_INFINITY;
+  const match = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(trimmed);
+  if (match === null) return undefined;
+  const value = Math.round(Number(match[1]) * (UNIT_MS[match[2] ?? 'ms'] ?? 1));
+  return Number.isSafeInteger(value) ? value : undefined;
+}
+
+/**
+ * A number from the environment for the option `option`, or undefined when the variable is
+ * unset.
+ * @throws {SecretsVaultError} naming the variable when it is set but malformed: a typo must not
+ *   quietly become the default
+ */
+function readEnvNumber(
+  name: string,
+  option: 'timeout' | 'maxRetries' | 'wait',
+): number | undefined {
+  const text = readEnv(name);
+  if (text === undefined) return undefined;
+  let value: number | undefined;
+  let message: string;
+  if (option === 'maxRetries') {
+    value =
+      text === 'Infinity'
+        ? Number.POSITIVE_INFINITY
+        : /^\d+$/.test(text)
+          ? Number(text)
+          : undefined;
+    message = RETRIES_MESSAGE;
+  } else {
+    value = parseDuration(text);
+    message = `${option === 'timeout' ? DURATION_MESSAGE : WAIT_MESSAGE}, or a duration such as 30s or 2m`;
+  }
+  const valid = option === 'timeout' ? isDuration(value) : isRetryCount(value);
+  if (value === undefined || !valid) {
+    throw new SecretsVaultError(`Invalid ${name} (the \`${option}\` option): ${message}`);
+  }
+  return value;
+}
 
 function timingIssues(values: {
   timeout: unknown;
@@ -269,23 +365,12 @@ function timingIssues(values: {
   maxRetries: unknown;
 }): ValidationIssue[] {
   const issues: ValidationIssue[] = [];
-  const isDuration = (value: unknown) =>
-    typeof value === 'number' && Number.isInteger(value) && value > 0 && value <= MAX_TIMER_MS;
-  const durationMessage = `must be a whole number of milliseconds from 1 to ${MAX_TIMER_MS}`;
-  if (!isDuration(values.timeout)) issues.push({ path: ['timeout'], message: durationMessage });
+  if (!isDuration(values.timeout)) issues.push({ path: ['timeout'], message: DURATION_MESSAGE });
   if (values.totalTimeout !== undefined && !isDuration(values.totalTimeout)) {
-    issues.push({ path: ['totalTimeout'], message: durationMessage });
+    issues.push({ path: ['totalTimeout'], message: DURATION_MESSAGE });
   }
-  const { maxRetries } = values;
-  if (
-    !(
-      typeof maxRetries === 'number' &&
-      Number.isInteger(maxRetries) &&
-      maxRetries >= 0 &&
-      maxRetries <= 10
-    )
-  ) {
-    issues.push({ path: ['maxRetries'], message: 'must be a whole number from 0 to 10' });
+  if (!isRetryCount(values.maxRetries)) {
+    issues.push({ path: ['maxRetries'], message: RETRIES_MESSAGE });
   }
   return issues;
 }

@@ -1,7 +1,10 @@
 /**
- * When a failed attempt is tried again, and the per-client retry budget that stops a fleet from
- * multiplying its load during an outage. ky performs the retries and waits; this module only
- * decides.
+ * When a failed attempt is tried again and how long to wait first: the one retry policy of the
+ * client. ky runs the loop (its timers, `totalTimeout`, hooks); this module decides every retry
+ * and computes every wait, so ky's own Retry-After handling and jitter never apply.
+ *
+ * Two modes: the ordinary one (at most `maxRetries` retries) and the startup one (`wait`: keep
+ * retrying an unavailable service until a deadline). Both draw waits from the same curve.
  */
 import { isHTTPError, isNetworkError, isTimeoutError, type RetryOptions } from 'ky';
 import { readFailureEnvelope } from './envelope.js';
@@ -14,8 +17,16 @@ const BACKOFF_CAP_MS = 8_000;
 /** Longest `Retry-After` the SDK waits for; a longer one fails the call at once. */
 export const MAX_RETRY_AFTER_MS = 60_000;
 
-// 408, 429 and every 5xx; 409 is decided by its errorCode.
-const RETRIED_STATUSES = [408, 429, ...Array.from({ length: 100 }, (_, index) => 500 + index)];
+/**
+ * @internal Whether a status says "unavailable, come back later" (408, 429, any 5xx), as opposed
+ * to a verdict on the request that a retry would only repeat.
+ */
+export function isUnavailableStatus(status: number): boolean {
+  return status === 408 || status === 429 || (status >= 500 && status <= 599);
+}
+
+// ky's limit must be a finite whole number; the policy below ends unlimited retries itself.
+const UNLIMITED = Number.MAX_SAFE_INTEGER;
 
 /**
  * Settings of the retry budget, a token bucket in the spirit of the AWS SDKs' standard retry
@@ -31,7 +42,11 @@ export interface RetryBudgetOptions {
   readonly timeoutCost?: number;
 }
 
-/** @internal A client's retry token bucket. */
+/**
+ * @internal A client's retry token bucket. It protects the service from one long-lived client's
+ * call volume; it cannot protect it from a fleet of one-call processes (each has its own full
+ * bucket): what protects the service there is the jittered, capped backoff.
+ */
 export class RetryBudget {
   readonly #capacity: number;
   readonly #retryCost: number;
@@ -63,60 +78,120 @@ export class RetryBudget {
 export interface RetryCall {
   readonly signal: AbortSignal | undefined;
   readonly budget: RetryBudget | undefined;
+  /** `performance.now()` when the call started: the startup wait's deadline counts from it. */
+  readonly startedAt: number;
   /** Tokens this call's retries have taken so far. */
   spent: number;
+  /** Answers with a `Retry-After` so far in this call: each widens the next spread. */
+  throttled: number;
+  /** The wait before the next retry, decided with it. */
+  nextDelay: number;
+  /** Whether the startup wait's last retry, the one that ends at its deadline, was taken. */
+  lastRetryTaken: boolean;
+}
+
+/** @internal How one call retries. */
+export interface RetryPolicy {
+  /** Retries after the first attempt, in the ordinary mode; may be `Infinity`. */
+  readonly maxRetries: number;
+  /**
+   * Milliseconds to keep retrying an unavailable service (startup mode), measured from the
+   * call's start; `0` for the ordinary mode; may be `Infinity`.
+   */
+  readonly wait: number;
 }
 
 /**
- * ky retry options for one call: the methods and statuses that are safe to retry, exponential backoff
- * from 0.5 s doubling to 8 s with full jitter, `Retry-After` honoured up to a minute.
+ * ky retry options for one call: ky asks {@link RetryCall}'s policy about every failure and
+ * waits what it decided. Retried only where safe (GET, PATCH, DELETE, and POSTs that carry an
+ * Idempotency-Key); `delay` hands ky the wait chosen with the decision.
  */
-export function retryOptions(maxRetries: number, call: RetryCall): RetryOptions {
+export function retryOptions(policy: RetryPolicy, call: RetryCall): RetryOptions {
+  const unlimited = policy.wait > 0 || !Number.isFinite(policy.maxRetries);
   return {
-    limit: maxRetries,
+    limit: unlimited ? UNLIMITED : policy.maxRetries,
     methods: ['get', 'patch', 'delete', 'post'],
-    statusCodes: RETRIED_STATUSES,
-    afterStatusCodes: RETRIED_STATUSES,
-    maxRetryAfter: MAX_RETRY_AFTER_MS,
-    // Capped before jitter (AWS "full jitter": random between 0 and min(cap, base × 2^n)); ky
-    // applies `backoffLimit` after jitter, which would pile late retries up at the cap.
-    delay: (attempt) => Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** (attempt - 1)),
-    backoffLimit: BACKOFF_CAP_MS,
-    jitter: true,
-    retryOnTimeout: true,
-    shouldRetry: ({ error }) => decide(error, call),
+    delay: () => call.nextDelay,
+    shouldRetry: ({ error, retryCount }) => decide(error, retryCount, policy, call),
   };
 }
 
-// `true` retries without Retry-After handling, so a retry that ky would make anyway answers
-// `undefined` and lets ky apply the server's timing.
-function decide(error: Error, call: RetryCall): boolean | undefined {
-  if (call.signal?.aborted) return false;
-  const retryable = isRetryable(error);
-  if (retryable === false) return false;
-  if (call.budget !== undefined) {
-    const cost = call.budget.tryAcquire(isTimeoutError(error));
-    if (cost === undefined) return false;
-    call.spent += cost;
+/**
+ * The wait before retry number `retryCount` (1 for the first): exponential backoff from 0.5 s
+ * doubling to 8 s with full jitter (AWS "full jitter": random between 0 and min(cap, base ×
+ * 2^n)). After an answer with `Retry-After`, that many milliseconds are a floor, never a
+ * rendezvous: a random spread is added on top, at least the Retry-After itself (or 0.5 s) and
+ * doubling with each such answer of the call up to 8 s, so a fleet told to come back in a
+ * second comes back spread over the following seconds, further apart the more often it is told.
+ */
+export function retryDelay(
+  retryCount: number,
+  retryAfterMs: number | null,
+  throttled: number,
+  random: () => number = Math.random,
+): number {
+  if (retryAfterMs === null) {
+    return random() * Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** (retryCount - 1));
   }
-  return retryable === 'ky' ? undefined : true;
+  const spread = Math.min(
+    BACKOFF_CAP_MS,
+    Math.max(BACKOFF_BASE_MS, retryAfterMs) * 2 ** Math.max(0, throttled - 1),
+  );
+  return retryAfterMs + random() * spread;
 }
 
-function isRetryable(error: Error): boolean | 'ky' {
+function decide(error: Error, retryCount: number, policy: RetryPolicy, call: RetryCall): boolean {
+  if (call.signal?.aborted || !isRetryable(error)) return false;
+  const retryAfter = isHTTPError(error)
+    ? parseRetryAfter(error.response.headers.get('retry-after'))
+    : null;
+  const retryAfterMs = retryAfter === null ? null : retryAfter * 1000;
+  if (retryAfterMs !== null) call.throttled += 1;
+  let delay = retryDelay(retryCount, retryAfterMs, call.throttled);
+
+  if (policy.wait > 0) {
+    // Startup mode: the deadline, not a count, ends the retries. A wait that would overshoot it
+    // is drawn again within what is left, for one last attempt that still spreads out.
+    const left = call.startedAt + policy.wait - now();
+    const floor = retryAfterMs ?? 0;
+    if (call.lastRetryTaken || left <= floor) return false;
+    if (delay > left) {
+      delay = floor + Math.random() * (left - floor);
+      call.lastRetryTaken = true;
+    }
+    // Spent when the budget has it, so the client's other calls see the trouble, but never
+    // refused: these retries are already paced by the capped backoff and end at the deadline.
+    call.spent += call.budget?.tryAcquire(isTimeoutError(error)) ?? 0;
+  } else {
+    if (retryCount > policy.maxRetries) return false;
+    // Waiting longer than a minute would hold a caller hostage: fail now and let it decide.
+    if (retryAfterMs !== null && retryAfterMs > MAX_RETRY_AFTER_MS) return false;
+    if (call.budget !== undefined) {
+      const cost = call.budget.tryAcquire(isTimeoutError(error));
+      if (cost === undefined) return false;
+      call.spent += cost;
+    }
+  }
+  call.nextDelay = delay;
+  return true;
+}
+
+function isRetryable(error: Error): boolean {
   if (!isHTTPError(error) && !isNetworkError(error) && !isTimeoutError(error)) return false;
   // Only what cannot create twice: GET, PATCH, DELETE, and POSTs with an Idempotency-Key.
   if (error.request.method === 'POST' && !error.request.headers.has('idempotency-key'))
     return false;
   // CORS, CSP or mixed content: the browser will refuse the retry just the same.
   if (isNetworkError(error) && isBlockedByBrowser(error.cause, error.request.url)) return false;
-  if (!isHTTPError(error)) return 'ky';
-  const { status, headers } = error.response;
+  if (!isHTTPError(error)) return true;
+  const { status } = error.response;
   if (status === 409) {
     return readFailureEnvelope(status, error.data)?.errorCode === 'idempotency_in_progress';
   }
-  if (!RETRIED_STATUSES.includes(status)) return false;
-  const retryAfter = parseRetryAfter(headers.get('retry-after'));
-  // Waiting longer than a minute would hold a startup hostage: fail now and let the caller decide.
-  if (retryAfter !== null && retryAfter * 1000 > MAX_RETRY_AFTER_MS) return false;
-  return 'ky';
+  return isUnavailableStatus(status);
+}
+
+/** @internal Milliseconds on a monotonic clock where there is one: deadlines must not follow the wall clock. */
+export function now(): number {
+  return globalThis.performance?.now() ?? Date.now();
 }

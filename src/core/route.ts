@@ -48,6 +48,11 @@ interface RouteBase<T> {
   readonly sensitive?: readonly string[];
   readonly expected: Expected<T>;
   readonly options?: RequestOptions | undefined;
+  /**
+   * A startup call: milliseconds to keep retrying an unavailable service, or `'default'` for the
+   * client's wait. Absent for every other call (the ordinary retry policy).
+   */
+  readonly wait?: number | 'default' | undefined;
 }
 
 /** Everything a resource method says about one endpoint, its path parameters typed by its path. */
@@ -93,7 +98,7 @@ export function buildRequest(config: ClientConfig, spec: AnyRoute, cursor?: stri
   const query = validated(spec.query, issues);
   const search = toSearchParams(cursor === undefined ? query : { ...query, cursor }, issues);
   const body = validated(spec.body, issues);
-  const settings = resolveCallSettings(config, options, issues);
+  const settings = resolveCallSettings(config, options, issues, spec.wait);
   let serializedBody: string | undefined;
   if (body !== undefined && issues.length === 0) {
     serializedBody = JSON.stringify(body);

@@ -28,15 +28,13 @@ import type { LevelLogger } from './logger.js';
 import { describeConnectionFailure, ResponseBodyCutOff } from './network-failure.js';
 import type { ClientConfig } from './options.js';
 import { sensitiveForms } from './redaction.js';
-import { type RetryBudget, type RetryCall, retryOptions } from './retry.js';
+import { now, type RetryBudget, type RetryCall, retryOptions } from './retry.js';
 import type { BuiltRequest } from './route.js';
 
 /** @internal One call as it goes: what the retry decision, the logs and the errors need. */
 export interface Call extends RetryCall {
   readonly request: BuiltRequest;
   readonly logger: LevelLogger | undefined;
-  /** `performance.now()` when the call started, to tell `totalTimeout` from `timeout`. */
-  readonly startedAt: number;
   attempts: number;
   /** `X-Request-Id` of the latest response. */
   requestId: string | null;
@@ -99,6 +97,9 @@ export class Transport {
       signal: settings.signal,
       budget: this.#budget,
       spent: 0,
+      throttled: 0,
+      nextDelay: 0,
+      lastRetryTaken: false,
       startedAt: now(),
       attempts: 0,
       requestId: null,
@@ -116,7 +117,7 @@ export class Transport {
         redirect: 'manual',
         timeout: settings.timeout,
         totalTimeout: settings.totalTimeout ?? false,
-        retry: retryOptions(settings.maxRetries, call),
+        retry: retryOptions(settings, call),
         fetch: attempt(baseFetch, call),
         context: { call },
       });
@@ -140,10 +141,6 @@ export class Transport {
 // Looked up at each attempt, so a fetch patched after the client was made (as test tools do) is
 // the one used.
 const globalFetch: typeof globalThis.fetch = (input, init) => globalThis.fetch(input, init);
-
-function now(): number {
-  return globalThis.performance?.now() ?? Date.now();
-}
 
 /**
  * The `fetch` ky calls once per attempt: it counts and logs the attempt, and reads the body

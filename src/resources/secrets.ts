@@ -106,15 +106,36 @@ export type SecretListParams = ListParams;
 /** Checks `SecretListParams` before they are sent. */
 export const SecretListParams = ListParams;
 
-/** Options of {@link Secrets.load}: request options, and a schema for the loaded record. */
+/**
+ * Options of the startup calls ({@link Secrets.load}, {@link Secrets.resolveReferences}):
+ * request options, and how long to wait out an unavailable service.
+ */
+export interface StartupOptions extends RequestOptions {
+  /**
+   * Milliseconds to keep retrying while the service is unavailable (connection failure,
+   * timeout, 408, 429, 5xx), with jittered backoff capped at 8 s; then the call fails with the
+   * last error. A verdict (400, 401, 403, 404, 422) fails at once, whatever `wait` says. `0`
+   * means the client's ordinary retry policy, and so does passing `maxRetries`. A whole number
+   * from 0, or `Infinity`. The last attempt may start just before the deadline and run for its
+   * `timeout`.
+   * @default process.env.SECRETS_VAULT_WAIT (milliseconds, or a duration such as `2m`) where
+   *   `process` exists, else 60000
+   */
+  readonly wait?: number;
+}
+
+/** Options of {@link Secrets.load}: startup options, and a schema for the loaded record. */
 export interface LoadOptions<Schema extends StandardSchemaV1 | undefined = undefined>
-  extends RequestOptions {
+  extends StartupOptions {
   /**
    * Any Standard Schema (zod, valibot, arktype, or a hand-written `~standard` object) that the
    * record of secrets keyed by name must satisfy; `load` then resolves to its output.
    */
   readonly schema?: Schema;
 }
+
+// Built once: a schema made per call would be a new object each time, and miss every cache.
+const SecretsWithValues = z.array(SecretWithValue);
 
 /** The strings of a value the caller sent, so an error can never echo them back. */
 function valueStrings(params: unknown): string[] {
@@ -246,8 +267,14 @@ export class Secrets extends APIResource {
    * so every structured logger) shows `[REDACTED]` for every value; reading a property gives the
    * real string.
    *
+   * Made for the moment a job starts, which is often when the service is struggling: it waits
+   * out an unavailable service for `wait` (default 60 s), retrying with jittered backoff, and
+   * fails at once on a verdict (a refused token, an unknown vault).
+   *
    * @throws {SecretsSchemaError} when two live secrets share a name (checked first), or the
    *   schema rejects the record: every failing path is listed, never a value
+   * @throws {APIConnectionError} (or the error class of the last answer, such as
+   *   `InternalServerError`) when the service stayed unavailable for the whole `wait`
    * @example
    * ```ts
    * import * as z from 'zod';
@@ -262,8 +289,8 @@ export class Secrets extends APIResource {
     vaultId: string,
     options: LoadOptions<Schema> = {},
   ): Promise<LoadResult<Schema>> {
-    const { schema, ...requestOptions } = options;
-    const secrets = await this.listValues(vaultId, requestOptions);
+    const { schema, wait, ...requestOptions } = options;
+    const secrets = await this.#values(vaultId, requestOptions, wait ?? 'default');
     return (await buildLoaded(secrets, schema)) as LoadResult<Schema>;
   }
 
@@ -271,7 +298,8 @@ export class Secrets extends APIResource {
    * Returns a copy of a record (such as `process.env`) in which every
    * `vault://<vaultId>/<secret name>/<key>` reference (each part percent-encoded) is replaced by
    * the value it names; other values pass unchanged. Each vault referenced is read once, all in
-   * parallel, however many references point into it.
+   * parallel, however many references point into it. Like {@link Secrets.load}, it waits out an
+   * unavailable service for `wait`.
    *
    * @throws {SecretReferenceError} for a malformed reference (before any request), or one that
    *   names a secret or key the vault does not have
@@ -284,9 +312,12 @@ export class Secrets extends APIResource {
    */
   resolveReferences<Values extends Record<string, string | undefined>>(
     record: Values,
-    options?: RequestOptions,
+    options: StartupOptions = {},
   ): Promise<{ [Key in keyof Values]: Values[Key] }> {
-    return resolveReferences(record, (vaultId) => this.listValues(vaultId, options));
+    const { wait, ...requestOptions } = options;
+    return resolveReferences(record, (vaultId) =>
+      this.#values(vaultId, requestOptions, wait ?? 'default'),
+    );
   }
 
   /**
@@ -300,12 +331,22 @@ export class Secrets extends APIResource {
    * ```
    */
   listValues(vaultId: string, options?: RequestOptions): APIPromise<SecretWithValue[]> {
+    return this.#values(vaultId, options, undefined);
+  }
+
+  /** The values endpoint, as an ordinary call or as a startup call that waits (`wait`). */
+  #values(
+    vaultId: string,
+    options: RequestOptions | undefined,
+    wait: number | 'default' | undefined,
+  ): APIPromise<SecretWithValue[]> {
     return this.core.request({
       method: 'GET',
       path: '/vaults/{vaultId}/secrets/values',
       pathParams: { vaultId },
-      expected: { kind: 'data', schema: z.array(SecretWithValue) },
+      expected: { kind: 'data', schema: SecretsWithValues },
       options,
+      wait,
     });
   }
 }

@@ -18,6 +18,13 @@ export interface SecretCacheOptions {
    */
   readonly maxStale?: number;
   /**
+   * Milliseconds the first load of a vault waits out an unavailable service, as `wait` of
+   * `client.secrets.load`; background refreshes use the client's ordinary retry policy (the
+   * cached value is served meanwhile).
+   * @default the client's: process.env.SECRETS_VAULT_WAIT where `process` exists, else 60000
+   */
+  readonly wait?: number;
+  /**
    * Called when a refresh brings values different from the cached ones (values are compared,
    * not objects). An error it throws is ignored.
    */
@@ -59,7 +66,8 @@ interface Entry {
 /**
  * Creates a cache of loaded secrets for a long-running server.
  *
- * @throws {RangeError} when `ttl` or `maxStale` is not a non-negative number
+ * @throws {RangeError} when `ttl` or `maxStale` is not a non-negative number, or `wait` is not a
+ *   whole number of milliseconds from 0 (or `Infinity`)
  * @example
  * ```ts
  * const cache = createSecretCache(client, {
@@ -74,17 +82,30 @@ interface Entry {
  * ```
  */
 export function createSecretCache(client: SecretsVault, options: SecretCacheOptions): SecretCache {
-  const { ttl, maxStale = Number.POSITIVE_INFINITY, onChange } = options;
+  const { ttl, maxStale = Number.POSITIVE_INFINITY, wait, onChange } = options;
   if (!(ttl >= 0) || !(maxStale >= 0)) {
     throw new RangeError('createSecretCache: ttl and maxStale must be milliseconds, 0 or more');
+  }
+  if (
+    wait !== undefined &&
+    !(wait >= 0 && (Number.isInteger(wait) || wait === Number.POSITIVE_INFINITY))
+  ) {
+    throw new RangeError(
+      'createSecretCache: wait must be whole milliseconds, 0 or more, or Infinity',
+    );
   }
   // One map per schema (a schema changes what is cached), then one entry per vault.
   let entries = new WeakMap<object, Map<string, Entry>>();
   const withoutSchema = {};
 
   const refresh = (vaultId: string, schema: StandardSchemaV1 | undefined, entry: Entry) => {
+    // Only a vault with nothing cached makes its caller wait for the service to come back.
+    const first = entry.loadedAt === undefined;
     entry.inflight ??= client.secrets
-      .load(vaultId, schema === undefined ? {} : { schema })
+      .load(vaultId, {
+        ...(schema === undefined ? {} : { schema }),
+        ...(first ? (wait === undefined ? {} : { wait }) : { wait: 0 }),
+      })
       .then(
         (value) => {
           const changed = entry.loadedAt !== undefined && !sameData(entry.value, value);

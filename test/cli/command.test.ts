@@ -3,55 +3,27 @@
  * way the package builds it) against the mock served over HTTP on loopback. Exit codes, signals,
  * and no secret value on stdout or stderr except through `export`.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { type AddressInfo, createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import type { ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { parseEnv } from 'node:util';
-import { build } from 'esbuild';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { SecretsVault } from '../../src/index.js';
-import { createVaultMock } from '../../src/mock/index.js';
-import { type ServedVaultMock, serveVaultMock } from '../../src/mock/node.js';
+import { finished, useCommand } from './harness.js';
 
 const PASSWORD = 'pa$$word with "quotes" and \'more\'';
 const PEM = '-----BEGIN KEY-----\nMIIBOgIBAAJBAK\n-----END KEY-----';
 const API_KEY = 'sk_live_cli_test_51HqLyjWDarjtT1zdp';
 
-const mock = createVaultMock();
-let served: ServedVaultMock;
-let directory: string;
-let cli: string;
+const command = useCommand();
+const { mock } = command;
 let vaultId: string;
-/** A loopback port nothing listens on: connections to it are refused. */
-let closedPort: number;
 
-beforeAll(async () => {
-  directory = mkdtempSync(join(tmpdir(), 'secrets-vault-cli-'));
-  cli = join(directory, 'cli.mjs');
-  // The command as tsup builds it, but self-contained, so the test needs no prior build.
-  await build({
-    entryPoints: ['src/cli/main.ts'],
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node22',
-    outfile: cli,
-    banner: {
-      js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
-    },
-    logLevel: 'silent',
-  });
-  served = await serveVaultMock(mock);
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  closedPort = (probe.address() as AddressInfo).port;
-  await new Promise((resolve) => probe.close(resolve));
-}, 30_000);
 beforeEach(async () => {
   mock.reset();
-  const operator = new SecretsVault({ baseUrl: served.url, token: mock.principals.owner.token });
+  const operator = new SecretsVault({
+    baseUrl: command.served.url,
+    token: mock.principals.owner.token,
+  });
   const vault = await operator.vaults.create({ name: 'job' });
   vaultId = vault.id;
   await operator.secrets.create(vault.id, {
@@ -61,53 +33,9 @@ beforeEach(async () => {
   await operator.secrets.create(vault.id, { name: 'tls', value: { key: PEM } });
   await operator.secrets.create(vault.id, { name: 'stripe', value: { apiKey: API_KEY } });
 });
-afterAll(async () => {
-  await served?.close();
-  rmSync(directory, { recursive: true, force: true });
-});
 
-interface Result {
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-/** Runs the command to its end, with the service's settings in its environment unless replaced. */
-function secretsVault(
-  args: string[],
-  env: Record<string, string | undefined> = {},
-): Promise<Result> {
-  const child = start(args, env);
-  return finished(child);
-}
-
-function start(args: string[], env: Record<string, string | undefined> = {}): ChildProcess {
-  const environment: Record<string, string | undefined> = {
-    PATH: process.env.PATH,
-    SECRETS_VAULT_BASE_URL: served.url,
-    SECRETS_VAULT_TOKEN: mock.principals.adminKey.token,
-    ...env,
-  };
-  return spawn(process.execPath, [cli, ...args], {
-    env: Object.fromEntries(Object.entries(environment).filter(([, value]) => value !== undefined)),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-}
-
-function finished(child: ChildProcess): Promise<Result> {
-  let stdout = '';
-  let stderr = '';
-  child.stdout?.on('data', (chunk) => {
-    stdout += chunk;
-  });
-  child.stderr?.on('data', (chunk) => {
-    stderr += chunk;
-  });
-  return new Promise((resolve, reject) => {
-    child.once('error', reject);
-    child.once('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const secretsVault = command.run;
+const start = command.start;
 
 /** `run` arguments for a child command that is node itself, running `script` with `args`. */
 const runNode = (script: string, ...args: string[]) => [
@@ -312,7 +240,7 @@ describe('help, version and failures', () => {
     ],
     [
       'a network failure',
-      ['run', '--vault', 'v', '--', 'true'],
+      ['run', '--vault', 'v', '--wait', '1s', '--', 'true'],
       { SECRETS_VAULT_BASE_URL: 'http://127.0.0.1:{closedPort}' },
       /ECONNREFUSED 127\.0\.0\.1:\d+/,
     ],
@@ -325,7 +253,7 @@ describe('help, version and failures', () => {
       const settings = Object.fromEntries(
         Object.entries(env).map(([name, value]) => [
           name,
-          value?.replace('{closedPort}', String(closedPort)),
+          value?.replace('{closedPort}', String(command.closedPort)),
         ]),
       );
       const result = await secretsVault([...args], settings);

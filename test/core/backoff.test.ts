@@ -1,30 +1,21 @@
 /**
- * The backoff schedule under fake timers: 0.5 s doubling to an 8 s cap, scaled by full jitter,
- * and Retry-After taking its place. A custom `fetch` answers, so only the client's timers run.
+ * The backoff schedule under fake timers: 0.5 s doubling to an 8 s cap, scaled by full jitter;
+ * Retry-After as a floor with a jittered spread on top that widens with each such answer; and
+ * `maxRetries` without an upper bound. A custom `fetch` answers, so only the client's timers run.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { InternalServerError, SecretsVault } from '../../src/index.js';
+import { InternalServerError, RateLimitError, SecretsVault } from '../../src/index.js';
 import { BASE_URL, TOKEN } from '../helpers.js';
+import { scripted, settle } from './scripted-fetch.js';
 
-function failing(headers: Record<string, string> = {}) {
-  const times: number[] = [];
-  const fetch = async () => {
-    times.push(Date.now());
-    return new Response(
-      JSON.stringify({ statusCode: 503, errorCode: 'unavailable', message: 'later', data: null }),
-      { status: 503, headers: { 'Content-Type': 'application/json', ...headers } },
-    );
-  };
-  return { fetch, gaps: () => times.slice(1).map((time, index) => time - (times[index] ?? 0)) };
-}
-
-async function settle(promise: PromiseLike<unknown>): Promise<unknown> {
-  const outcome = Promise.resolve(promise).then(
-    () => undefined,
-    (error: unknown) => error,
-  );
-  await vi.runAllTimersAsync();
-  return outcome;
+function clientOf(fetch: typeof globalThis.fetch, maxRetries: number): SecretsVault {
+  return new SecretsVault({
+    baseUrl: BASE_URL,
+    token: TOKEN,
+    maxRetries,
+    retryBudget: false,
+    fetch,
+  });
 }
 
 describe('backoff', () => {
@@ -38,16 +29,8 @@ describe('backoff', () => {
 
   it('waits 0.5 s, 1 s, 2 s, 4 s, then 8 s at most, scaled by the jitter draw', async () => {
     vi.spyOn(Math, 'random').mockReturnValue(0.5);
-    const server = failing();
-    const client = new SecretsVault({
-      baseUrl: BASE_URL,
-      token: TOKEN,
-      maxRetries: 6,
-      retryBudget: false,
-      fetch: server.fetch,
-    });
-
-    const error = await settle(client.vaults.get('vlt_1'));
+    const server = scripted([503]);
+    const error = await settle(clientOf(server.fetch, 6).vaults.get('vlt_1'));
 
     expect(error).toBeInstanceOf(InternalServerError);
     expect(server.gaps()).toEqual([250, 500, 1_000, 2_000, 4_000, 4_000]);
@@ -55,29 +38,69 @@ describe('backoff', () => {
 
   it('draws each wait between zero and the full delay (full jitter)', async () => {
     vi.spyOn(Math, 'random').mockReturnValue(0);
-    const server = failing();
-    const client = new SecretsVault({
-      baseUrl: BASE_URL,
-      token: TOKEN,
-      maxRetries: 3,
-      retryBudget: false,
-      fetch: server.fetch,
-    });
-    await settle(client.vaults.get('vlt_1'));
+    const server = scripted([503]);
+    await settle(clientOf(server.fetch, 3).vaults.get('vlt_1'));
     expect(server.gaps()).toEqual([0, 0, 0]);
   });
 
-  it('waits exactly what Retry-After asks, without jitter', async () => {
-    vi.spyOn(Math, 'random').mockReturnValue(0.5);
-    const server = failing({ 'Retry-After': '3' });
-    const client = new SecretsVault({
-      baseUrl: BASE_URL,
-      token: TOKEN,
-      maxRetries: 2,
-      retryBudget: false,
-      fetch: server.fetch,
-    });
-    await settle(client.vaults.get('vlt_1'));
-    expect(server.gaps()).toEqual([3_000, 3_000]);
+  it('takes Retry-After as a floor: never sooner, and spread above it by the jitter draw', async () => {
+    const random = vi.spyOn(Math, 'random').mockReturnValue(0);
+    const earliest = scripted([503], { 'Retry-After': '3' });
+    await settle(clientOf(earliest.fetch, 2).vaults.get('vlt_1'));
+    expect(earliest.gaps()).toEqual([3_000, 3_000]);
+
+    random.mockReturnValue(0.5);
+    const drawn = scripted([503], { 'Retry-After': '3' });
+    await settle(clientOf(drawn.fetch, 2).vaults.get('vlt_1'));
+    // 3 s, plus half of a spread that starts at the Retry-After itself and doubles.
+    expect(drawn.gaps()).toEqual([4_500, 6_000]);
+  });
+
+  it('spreads repeated 429s further apart each time, up to 8 s above the floor', async () => {
+    vi.spyOn(Math, 'random').mockReturnValue(1);
+    const server = scripted([429], { 'Retry-After': '1' });
+    const error = await settle(clientOf(server.fetch, 5).org.get());
+
+    expect(error).toBeInstanceOf(RateLimitError);
+    expect(server.gaps()).toEqual([2_000, 3_000, 5_000, 9_000, 9_000]);
+  });
+
+  it('brings a fleet told to come back in 1 s back over the following second, not at once', async () => {
+    // Real jitter draws: 200 clients, each answered 429 Retry-After: 1 once, then served.
+    const servers = Array.from({ length: 200 }, () => scripted([429, 200], { 'Retry-After': '1' }));
+    const calls = servers.map((server) => clientOf(server.fetch, 2).secrets.listValues('vlt_1'));
+    await settle(Promise.all(calls));
+
+    const returns = servers.map((server) => server.gaps()[0] ?? Number.NaN);
+    expect(Math.min(...returns)).toBeGreaterThanOrEqual(1_000);
+    expect(Math.max(...returns)).toBeLessThanOrEqual(2_000);
+    // In 100 ms buckets over [1 s, 2 s): no bucket holds more than a quarter of the fleet.
+    const buckets = new Map<number, number>();
+    for (const gap of returns) {
+      const bucket = Math.floor(gap / 100);
+      buckets.set(bucket, (buckets.get(bucket) ?? 0) + 1);
+    }
+    expect(buckets.size).toBeGreaterThanOrEqual(8);
+    expect(Math.max(...buckets.values())).toBeLessThanOrEqual(50);
+  });
+
+  it('retries without an upper bound with maxRetries: Infinity, each wait still capped at 8 s', async () => {
+    vi.spyOn(Math, 'random').mockReturnValue(1);
+    const server = scripted([...Array.from({ length: 40 }, () => 503), 200]);
+    const error = await settle(
+      clientOf(server.fetch, Number.POSITIVE_INFINITY).secrets.listValues('v'),
+    );
+
+    expect(error).toBeUndefined();
+    expect(server.times).toHaveLength(41);
+    expect(Math.max(...server.gaps())).toBe(8_000);
+  });
+
+  it('accepts any whole number of retries, more than ten included', async () => {
+    vi.spyOn(Math, 'random').mockReturnValue(0);
+    const server = scripted([503]);
+    const error = await settle(clientOf(server.fetch, 25).vaults.get('vlt_1'));
+    expect(error).toBeInstanceOf(InternalServerError);
+    expect(server.times).toHaveLength(26);
   });
 });

@@ -1,0 +1,118 @@
+/**
+ * The `secrets-vault` command as a user runs it: built the way the package builds it (one
+ * self-contained ESM file), started as a real child process, against the mock served over HTTP
+ * on loopback. Each suite that calls {@link useCommand} gets its own build, mock and server.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { type AddressInfo, createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { build } from 'esbuild';
+import { afterAll, beforeAll } from 'vitest';
+import { createVaultMock, type VaultMock } from '../../src/mock/index.js';
+import { type ServedVaultMock, serveVaultMock } from '../../src/mock/node.js';
+
+/** How a run of the command ended. */
+export interface Result {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** A suite's command, mock and scratch folder, ready once `beforeAll` has run. */
+export interface CommandContext {
+  readonly mock: VaultMock;
+  /** The served mock (valid inside tests). */
+  readonly served: ServedVaultMock;
+  /** A scratch folder, removed after the suite. */
+  readonly directory: string;
+  /** A loopback port nothing listens on: connections to it are refused. */
+  readonly closedPort: number;
+  /** Starts the command with the service's settings in its environment unless replaced. */
+  start(args: readonly string[], env?: Record<string, string | undefined>): ChildProcess;
+  /** Runs the command to its end. */
+  run(args: readonly string[], env?: Record<string, string | undefined>): Promise<Result>;
+}
+
+/** Builds the command and serves a fresh mock for the suite that calls it. */
+export function useCommand(): CommandContext {
+  const mock = createVaultMock();
+  let served: ServedVaultMock | undefined;
+  let directory = '';
+  let cli = '';
+  let closedPort = 0;
+
+  beforeAll(async () => {
+    directory = mkdtempSync(join(tmpdir(), 'secrets-vault-cli-'));
+    cli = join(directory, 'cli.mjs');
+    // The command as tsup builds it, but self-contained, so the test needs no prior build.
+    await build({
+      entryPoints: ['src/cli/main.ts'],
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      target: 'node22',
+      outfile: cli,
+      banner: {
+        js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
+      },
+      logLevel: 'silent',
+    });
+    served = await serveVaultMock(mock);
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+    closedPort = (probe.address() as AddressInfo).port;
+    await new Promise((resolve) => probe.close(resolve));
+  }, 30_000);
+  afterAll(async () => {
+    await served?.close();
+    rmSync(directory, { recursive: true, force: true });
+  });
+
+  const start = (args: readonly string[], env: Record<string, string | undefined> = {}) => {
+    const environment: Record<string, string | undefined> = {
+      PATH: process.env.PATH,
+      SECRETS_VAULT_BASE_URL: served?.url,
+      SECRETS_VAULT_TOKEN: mock.principals.adminKey.token,
+      ...env,
+    };
+    return spawn(process.execPath, [cli, ...args], {
+      env: Object.fromEntries(
+        Object.entries(environment).filter(([, value]) => value !== undefined),
+      ),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+  };
+  return {
+    mock,
+    get served() {
+      if (served === undefined) throw new Error('the mock is served from beforeAll on');
+      return served;
+    },
+    get directory() {
+      return directory;
+    },
+    get closedPort() {
+      return closedPort;
+    },
+    start,
+    run: (args, env) => finished(start(args, env)),
+  };
+}
+
+/** Collects a child's output until it closes. */
+export function finished(child: ChildProcess): Promise<Result> {
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.on('data', (chunk) => {
+    stdout += chunk;
+  });
+  child.stderr?.on('data', (chunk) => {
+    stderr += chunk;
+  });
+  return new Promise((resolve, reject) => {
+    child.once('error', reject);
+    child.once('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}

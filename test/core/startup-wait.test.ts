@@ -1,0 +1,219 @@
+/**
+ * The startup policy under fake timers: `load` (and `resolveReferences`, and a cache's first
+ * load) keep retrying an unavailable service for `wait`, then fail with the last error; a
+ * verdict fails at once; `wait: 0` or an explicit `maxRetries` is the ordinary policy.
+ */
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import {
+  APIConnectionError,
+  AuthenticationError,
+  BadRequestError,
+  createSecretCache,
+  InternalServerError,
+  NotFoundError,
+  PermissionDeniedError,
+  RateLimitError,
+  RequestValidationError,
+  SecretsVault,
+  UnprocessableEntityError,
+} from '../../src/index.js';
+import { BASE_URL, secret, TOKEN } from '../helpers.js';
+import { scripted, settle } from './scripted-fetch.js';
+
+const VALUES = [secret({ value: { password: 'hunter2' } })];
+
+/** A service that refuses connections until `upAt` (fake ms since the start), then answers. */
+function outage(upAt: number, answer: () => Response = valuesResponse) {
+  const started = Date.now();
+  const times: number[] = [];
+  const fetch = async () => {
+    times.push(Date.now() - started);
+    if (Date.now() - started < upAt) throw new TypeError('fetch failed');
+    return answer();
+  };
+  return { fetch, times };
+}
+
+function valuesResponse(): Response {
+  return Response.json({ statusCode: 200, errorCode: null, message: null, data: VALUES });
+}
+
+function clientOf(fetch: typeof globalThis.fetch, options: { maxRetries?: number } = {}) {
+  return new SecretsVault({ baseUrl: BASE_URL, token: TOKEN, fetch, ...options });
+}
+
+describe('startup wait', () => {
+  beforeEach(() => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date', 'performance'] });
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+    vi.restoreAllMocks();
+    vi.unstubAllEnvs();
+  });
+
+  it('rides out a 20 s outage with the defaults and resolves once the service is back', async () => {
+    const service = outage(20_000);
+    const loaded = clientOf(service.fetch).secrets.load('vlt_1');
+    const error = await settle(loaded);
+
+    expect(error).toBeUndefined();
+    expect((await loaded).stripe?.password).toBe('hunter2');
+    expect(service.times.at(-1)).toBeGreaterThanOrEqual(20_000);
+    // Backoff capped at 8 s: the service is asked again within 8 s of coming back.
+    expect(service.times.at(-1)).toBeLessThan(28_000);
+  });
+
+  it('waits 60 s by default, then fails with the last error', async () => {
+    const service = outage(Number.POSITIVE_INFINITY);
+    const error = await settle(clientOf(service.fetch).secrets.load('vlt_1'));
+
+    expect(error).toBeInstanceOf(APIConnectionError);
+    expect(service.times.length).toBeGreaterThan(5);
+    expect(Math.max(...service.times)).toBeLessThanOrEqual(60_000);
+    // The deadline is used up: the last attempt comes late in the wait, not 8 s early.
+    expect(Math.max(...service.times)).toBeGreaterThan(50_000);
+  });
+
+  it('ends with the class of the last answer, such as InternalServerError for a 503', async () => {
+    const service = scripted([503]);
+    const error = await settle(clientOf(service.fetch).secrets.load('vlt_1', { wait: 10_000 }));
+    expect(error).toBeInstanceOf(InternalServerError);
+    expect((error as InternalServerError).attempts).toBe(service.times.length);
+    expect(service.times.length).toBeGreaterThan(3);
+    expect((service.times.at(-1) ?? 0) - (service.times[0] ?? 0)).toBeLessThanOrEqual(10_000);
+  });
+
+  it.each([
+    [400, BadRequestError],
+    [401, AuthenticationError],
+    [403, PermissionDeniedError],
+    [404, NotFoundError],
+    [422, UnprocessableEntityError],
+  ])('fails at once on a %i verdict, whatever wait says', async (status, errorClass) => {
+    const service = scripted([status]);
+    const error = await settle(clientOf(service.fetch).secrets.load('vlt_1', { wait: 600_000 }));
+    expect(error).toBeInstanceOf(errorClass);
+    expect(service.times).toHaveLength(1);
+  });
+
+  it('keeps retrying 408, 429 and 5xx answers within the wait', async () => {
+    vi.spyOn(Math, 'random').mockReturnValue(0);
+    const service = scripted([408, 429, 500, 502, 503, 504, 200]);
+    const error = await settle(clientOf(service.fetch).secrets.load('vlt_1', { wait: 30_000 }));
+    expect(error).toBeUndefined();
+    expect(service.times).toHaveLength(7);
+  });
+
+  it('uses the ordinary policy with wait: 0', async () => {
+    const service = outage(Number.POSITIVE_INFINITY);
+    const error = await settle(clientOf(service.fetch).secrets.load('vlt_1', { wait: 0 }));
+    expect(error).toBeInstanceOf(APIConnectionError);
+    expect(service.times).toHaveLength(3);
+  });
+
+  it('uses the ordinary policy with the count a load passes as maxRetries', async () => {
+    const service = outage(Number.POSITIVE_INFINITY);
+    const error = await settle(clientOf(service.fetch).secrets.load('vlt_1', { maxRetries: 1 }));
+    expect(error).toBeInstanceOf(APIConnectionError);
+    expect(service.times).toHaveLength(2);
+  });
+
+  it("ignores the client's maxRetries: the wait, not a count, ends a startup load", async () => {
+    const service = outage(15_000);
+    const client = clientOf(service.fetch, { maxRetries: 0 });
+    expect(await settle(client.secrets.load('vlt_1'))).toBeUndefined();
+    expect(service.times.length).toBeGreaterThan(1);
+  });
+
+  it('takes its default wait from SECRETS_VAULT_WAIT', async () => {
+    vi.stubEnv('SECRETS_VAULT_WAIT', '5s');
+    const service = outage(Number.POSITIVE_INFINITY);
+    const error = await settle(clientOf(service.fetch).secrets.load('vlt_1'));
+    expect(error).toBeInstanceOf(APIConnectionError);
+    expect(Math.max(...service.times)).toBeLessThanOrEqual(5_000);
+    expect(service.times.length).toBeGreaterThan(2);
+  });
+
+  it('fails at once when Retry-After asks for longer than the wait has left', async () => {
+    const service = scripted([429], { 'Retry-After': '30' });
+    const error = await settle(clientOf(service.fetch).secrets.load('vlt_1', { wait: 10_000 }));
+    expect(error).toBeInstanceOf(RateLimitError);
+    expect(service.times).toHaveLength(1);
+  });
+
+  it('honours a Retry-After longer than a minute when the wait allows it', async () => {
+    vi.spyOn(Math, 'random').mockReturnValue(0);
+    const service = scripted([503, 200], { 'Retry-After': '90' });
+    const error = await settle(clientOf(service.fetch).secrets.load('vlt_1', { wait: 120_000 }));
+    expect(error).toBeUndefined();
+    expect(service.gaps()).toEqual([90_000]);
+  });
+
+  it('refuses a wait that is not whole milliseconds from 0 before sending', async () => {
+    const service = outage(0);
+    for (const wait of [-1, 1.5, Number.NaN]) {
+      const error = await settle(clientOf(service.fetch).secrets.load('vlt_1', { wait }));
+      expect(error).toBeInstanceOf(RequestValidationError);
+      expect((error as RequestValidationError).issues[0]?.path).toEqual(['wait']);
+    }
+    expect(service.times).toHaveLength(0);
+  });
+
+  it('stops waiting when the caller aborts', async () => {
+    const service = outage(Number.POSITIVE_INFINITY);
+    const controller = new AbortController();
+    const loaded = clientOf(service.fetch).secrets.load('vlt_1', { signal: controller.signal });
+    setTimeout(() => controller.abort(), 3_000);
+    const error = await settle(loaded);
+    expect((error as Error).name).toBe('APIUserAbortError');
+    expect(Math.max(...service.times)).toBeLessThanOrEqual(3_000);
+  });
+
+  it('waits in resolveReferences too', async () => {
+    const service = outage(12_000);
+    const resolved = clientOf(service.fetch).secrets.resolveReferences({
+      PASSWORD: 'vault://vlt_1/stripe/password',
+    });
+    expect(await settle(resolved)).toBeUndefined();
+    expect((await resolved).PASSWORD).toBe('hunter2');
+  });
+
+  it("waits on a cache's first load, and refreshes with the ordinary policy", async () => {
+    let down = true;
+    const times: number[] = [];
+    const fetch = async () => {
+      times.push(Date.now());
+      if (down) throw new TypeError('fetch failed');
+      return valuesResponse();
+    };
+    const cache = createSecretCache(clientOf(fetch), { ttl: 1_000 });
+    setTimeout(() => {
+      down = false;
+    }, 10_000);
+    const first = cache.load('vlt_1');
+    expect(await settle(first)).toBeUndefined();
+    expect(times.length).toBeGreaterThan(3);
+
+    // The service goes down again: a refresh gives up after the ordinary 3 attempts and the
+    // cached value is served meanwhile.
+    down = true;
+    await vi.advanceTimersByTimeAsync(2_000);
+    times.length = 0;
+    const stale = await cache.load('vlt_1');
+    expect(stale.stripe?.password).toBe('hunter2');
+    await vi.runAllTimersAsync();
+    expect(times).toHaveLength(3);
+  });
+
+  it('gives a cache a wait of its own for first loads', async () => {
+    const service = outage(Number.POSITIVE_INFINITY);
+    const cache = createSecretCache(clientOf(service.fetch), { ttl: 1_000, wait: 4_000 });
+    const error = await settle(cache.load('vlt_1'));
+    expect(error).toBeInstanceOf(APIConnectionError);
+    expect(Math.max(...service.times)).toBeLessThanOrEqual(4_000);
+    expect(() => createSecretCache(clientOf(service.fetch), { ttl: 1, wait: -1 })).toThrow(
+      RangeError,
+    );
+  });
+});
