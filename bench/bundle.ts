@@ -14,12 +14,14 @@ import * as esbuild from 'esbuild';
 import { benchFile } from './lib.ts';
 
 /**
- * Gzipped bytes the one-call app may weigh (1 KB = 1,024 bytes): its measured 27.2 KB rounded
- * up to the next 0.5 KB, so that it cannot grow unnoticed. The goal of 18 KB is out of reach
+ * Gzipped bytes the one-call app may weigh (1 KB = 1,024 bytes): its measured size rounded up to
+ * the next 0.5 KB, so that it cannot grow unnoticed. Raised from 27.5 KB to 28 KB when the
+ * startup policy (the `wait` deadline, Retry-After as a floor with a spread, the environment
+ * knobs) added 0.45 KB to 27.65 KB. The goal of 18 KB is out of reach
  * with ky and zod: the same call made with ky and zod/mini alone (apps/floor.ts) weighs 13.5 KB,
  * which would leave 4.5 KB for all of the SDK's own code, 12.3 KB today (docs/performance.md).
  */
-export const ONE_CALL_BUDGET_BYTES = 27.5 * 1024;
+export const ONE_CALL_BUDGET_BYTES = 28 * 1024;
 
 export interface BundleResult {
   readonly app: string;

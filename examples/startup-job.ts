@@ -28,9 +28,10 @@ const vaultId = process.env.VAULT_ID;
 
 try {
   if (!vaultId) throw new SecretsVaultError('Set VAULT_ID to the vault this job reads');
-  const client = new SecretsVault({ timeout: 10_000, maxRetries: 3 });
+  const client = new SecretsVault({ timeout: 10_000 });
 
-  // One request for every live secret and its value, checked against the schema.
+  // One request for every live secret and its value, checked against the schema. An unavailable
+  // service is waited out for 60 s (SECRETS_VAULT_WAIT); a refused token fails at once.
   const config = await client.secrets.load(vaultId, { schema: Config });
   console.log(`Loaded config from vault ${vaultId}:`, config);
   console.log(`Database user: ${config.database.username}@${config.database.host}`);

@@ -338,23 +338,15 @@ function readEnvNumber(
 ): number | undefined {
   const text = readEnv(name);
   if (text === undefined) return undefined;
-  let value: number | undefined;
-  let message: string;
-  if (option === 'maxRetries') {
-    value =
-      text === 'Infinity'
-        ? Number.POSITIVE_INFINITY
-        : /^\d+$/.test(text)
-          ? Number(text)
-          : undefined;
-    message = RETRIES_MESSAGE;
-  } else {
-    value = parseDuration(text);
-    message = `${option === 'timeout' ? DURATION_MESSAGE : WAIT_MESSAGE}, or a duration such as 30s or 2m`;
-  }
-  const valid = option === 'timeout' ? isDuration(value) : isRetryCount(value);
-  if (value === undefined || !valid) {
-    throw new SecretsVaultError(`Invalid ${name} (the \`${option}\` option): ${message}`);
+  // A count has no unit: `5s` retries is a typo, not 5000 retries.
+  const value =
+    option === 'maxRetries' && !/^(\d+|Infinity)$/.test(text) ? undefined : parseDuration(text);
+  if (option === 'timeout' ? !isDuration(value) : !isRetryCount(value)) {
+    const rule =
+      option === 'timeout' ? DURATION_MESSAGE : option === 'wait' ? WAIT_MESSAGE : RETRIES_MESSAGE;
+    throw new SecretsVaultError(
+      `Invalid ${name} (the \`${option}\` option): ${rule}${option === 'maxRetries' ? '' : ', or a duration such as 30s'}`,
+    );
   }
   return value;
 }

@@ -16,7 +16,11 @@ const HOSTILE = {
   password: `it's "quoted" $(touch /tmp/pwned) \`id\` $HOME \\n`,
   multiline: 'line one\nline two\r\nline three',
   unicode: 'pässwörd ✓ 🔐',
+  escapes: '\u001b]0;pwned\u0007\u001b[2J\u001b[31mred',
 };
+// A name and a key written to break out of whatever quotes them.
+const HOSTILE_NAME = `we"ird' $(name) \`x\``;
+const HOSTILE_KEY = `k'ey;$HOME`;
 const KEY = randomBytes(32).toString('base64');
 const OTHER_KEY = randomBytes(32).toString('hex');
 const VALUES_PATH = '/v1/vaults/:vaultId/secrets/values';
@@ -40,6 +44,10 @@ beforeEach(async (context) => {
   const vault = await operator.vaults.create({ name: 'job' });
   vaultId = vault.id;
   await operator.secrets.create(vault.id, { name: 'app', value: HOSTILE });
+  await operator.secrets.create(vault.id, {
+    name: HOSTILE_NAME,
+    value: { [HOSTILE_KEY]: 'odd-name-value' },
+  });
   // A value that names another vault: it is data, never resolved, from the service or a snapshot.
   await operator.secrets.create(vault.id, {
     name: 'pivot',
@@ -62,7 +70,15 @@ function runPrinting(extra: readonly string[], ...names: string[]): string[] {
   ];
 }
 
-const PRINTED = ['APP_PASSWORD', 'APP_MULTILINE', 'APP_UNICODE', 'PIVOT_REF', 'FROM_ENV'];
+const PRINTED = [
+  'APP_PASSWORD',
+  'APP_MULTILINE',
+  'APP_UNICODE',
+  'APP_ESCAPES',
+  'WE_IRD_NAME_X__K_EY_HOME',
+  'PIVOT_REF',
+  'FROM_ENV',
+];
 
 /** What the command of `runPrinting(…, ...PRINTED)` sees, with `FROM_ENV` a reference. */
 function expectedEnv(): Record<string, string> {
@@ -70,6 +86,8 @@ function expectedEnv(): Record<string, string> {
     APP_PASSWORD: HOSTILE.password,
     APP_MULTILINE: HOSTILE.multiline,
     APP_UNICODE: HOSTILE.unicode,
+    APP_ESCAPES: HOSTILE.escapes,
+    WE_IRD_NAME_X__K_EY_HOME: 'odd-name-value',
     PIVOT_REF: `vault://${otherVaultId}/db/password`,
     FROM_ENV: 'other-vault-pw',
   };
