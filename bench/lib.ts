@@ -52,14 +52,15 @@ export function startServer(): Promise<ServerChild> {
   });
 }
 
-function stopChild(child: ChildProcess): Promise<void> {
+/** Stops a forked child (closing its IPC channel first) and resolves once it has exited. */
+export function stopChild(child: ChildProcess): Promise<void> {
   return new Promise((resolve) => {
     if (child.exitCode !== null || child.signalCode !== null) {
       resolve();
       return;
     }
     child.once('exit', () => resolve());
-    child.disconnect();
+    if (child.connected) child.disconnect();
     child.kill();
   });
 }

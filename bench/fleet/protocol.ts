@@ -1,0 +1,113 @@
+/**
+ * The messages the fleet benchmark's processes exchange over IPC, and the clock they share.
+ * The harness (run.ts), the service with its fault proxy (service.ts) and the job workers
+ * (worker.ts) are separate processes; every instant they exchange is epoch milliseconds, read
+ * with sub-millisecond precision, so "the start instant" means the same thing in all of them.
+ */
+
+/** The current time as epoch milliseconds, with sub-millisecond precision. */
+export function epochNow(): number {
+  return performance.timeOrigin + performance.now();
+}
+
+/** What the fault proxy does to the traffic of one scenario, from its start instant. */
+export type Fault =
+  | { readonly kind: 'none' }
+  /** Every connection is reset as it arrives, for `seconds` from the start instant. */
+  | { readonly kind: 'outage'; readonly seconds: number }
+  /** Each request is answered 503 with probability `rate`, else forwarded. */
+  | { readonly kind: 'random503'; readonly rate: number }
+  /**
+   * At most `capacity` requests in flight upstream, each held `serviceMs` first; any request
+   * beyond that is answered 429 with `Retry-After: retryAfter` at once.
+   */
+  | {
+      readonly kind: 'overload';
+      readonly capacity: number;
+      readonly retryAfter: number;
+      readonly serviceMs: number;
+    }
+  /** Every request is answered 401. */
+  | { readonly kind: 'unauthorized' };
+
+/** What the service child reports once it is listening and seeded. */
+export interface ServiceReady {
+  readonly type: 'ready';
+  /** The fault proxy's base URL: the only address jobs are given. */
+  readonly proxyUrl: string;
+  /** The served mock's own base URL, behind the proxy. */
+  readonly upstreamUrl: string;
+  readonly vaultId: string;
+  readonly token: string;
+  readonly secrets: number;
+}
+
+/** Harness → service: a fresh configuration (the previous scenario's records are dropped). */
+export interface ConfigureMessage {
+  readonly type: 'configure';
+  readonly startAt: number;
+  readonly fault: Fault;
+}
+
+/** Harness → service: asks for the counts of the current scenario. */
+export interface StatsRequest {
+  readonly type: 'stats';
+}
+
+/** What the proxy counted during one scenario. */
+export interface ProxyCounts {
+  /** HTTP requests that reached the proxy (whatever it then did with them). */
+  readonly requests: number;
+  /** Connections reset on arrival during an outage. */
+  readonly refused: number;
+  /** Requests passed on to the mock. */
+  readonly forwarded: number;
+  /** Requests the proxy answered itself, by status (503, 429, 401). */
+  readonly answered: Readonly<Record<string, number>>;
+  /** HTTP requests per `x-fleet-job` header value. */
+  readonly perJob: Readonly<Record<string, number>>;
+  /** The most HTTP requests in any 1-second window. */
+  readonly peakRequestsPerSecond: number;
+  /** The most connection attempts (HTTP requests plus refused connections) in any 1-second window. */
+  readonly peakAttemptsPerSecond: number;
+}
+
+/** Service → harness: the answer to {@link ConfigureMessage} or {@link StatsRequest}. */
+export type ServiceReply =
+  | { readonly type: 'configured' }
+  | { readonly type: 'stats'; readonly counts: ProxyCounts };
+
+/** Which client the jobs run: the SDK, or the ideal client model. */
+export type JobKind = 'sdk' | 'ideal';
+
+/** Harness → worker: the share of the fleet this worker runs. */
+export interface WorkerPlan {
+  readonly type: 'plan';
+  readonly kind: JobKind;
+  readonly jobIds: readonly string[];
+  readonly startAt: number;
+  /** Epoch ms after which the worker reports unfinished jobs as not up and exits. */
+  readonly deadline: number;
+  readonly baseUrl: string;
+  readonly token: string;
+  readonly vaultId: string;
+}
+
+/** One job's outcome. */
+export interface JobResult {
+  readonly id: string;
+  readonly ok: boolean;
+  /** The error's `name` when the job failed; `Unfinished` when it hit the scenario's cap. */
+  readonly error: string | null;
+  /** Ms from the start instant to ready, or to the failure. */
+  readonly ms: number;
+  /** Requests the client sent (counted by the job's own `fetch`). */
+  readonly attempts: number;
+}
+
+/** Worker → harness messages. */
+export type WorkerMessage =
+  | { readonly type: 'ready' }
+  /** The clients are built; `late` is how many ms after the start instant that was (0 = in time). */
+  | { readonly type: 'armed'; readonly late: number }
+  | { readonly type: 'results'; readonly results: readonly JobResult[] };

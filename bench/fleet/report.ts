@@ -1,0 +1,97 @@
+/**
+ * The fleet benchmark's report: the table of figures, the targets with PASS or FAIL, and the
+ * command's runs, as Markdown lines that read the same on a terminal and in docs/fleet.md
+ * (whose generated section is exactly these lines).
+ */
+import { formatNumber } from '../lib.ts';
+import type { CommandRun } from './command.ts';
+import type { FleetFigures } from './figures.ts';
+import type { Verdict } from './scenarios.ts';
+
+/** A target of the command part, with the runs it was measured on. */
+export interface CommandVerdict extends Verdict {
+  readonly part: string;
+  readonly runs: readonly CommandRun[];
+}
+
+const secondsCell = (ms: number | null) => formatNumber(ms === null ? null : ms / 1000, 2);
+
+/** Lines of a Markdown table, columns padded; the first `textColumns` are left-aligned. */
+export function markdownTable(
+  header: readonly string[],
+  rows: readonly (readonly string[])[],
+  textColumns: number,
+): string[] {
+  const widths = header.map((title, column) =>
+    Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)),
+  );
+  const line = (cells: readonly string[]) =>
+    `| ${cells
+      .map((cell, column) =>
+        column < textColumns
+          ? cell.padEnd(widths[column] ?? 0)
+          : cell.padStart(widths[column] ?? 0),
+      )
+      .join(' | ')} |`;
+  const separator = line(
+    widths.map((width, column) =>
+      column < textColumns ? '-'.repeat(width) : `${'-'.repeat(width - 1)}:`,
+    ),
+  );
+  return [line(header), separator, ...rows.map(line)];
+}
+
+/** The table of every scenario's figures, SDK and ideal model side by side. */
+export function figuresTable(figures: readonly FleetFigures[]): string[] {
+  const header = [
+    'Scenario',
+    'Client',
+    'Jobs',
+    'Up %',
+    'Ready p50 s',
+    'Ready p95 s',
+    'Ready max s',
+    'Fail max s',
+    'Attempts/job',
+    'Requests/job',
+    'Peak req/s',
+    'Peak conn/s',
+    'Wall s',
+  ];
+  const rows = figures.map((figure) => [
+    figure.scenario,
+    figure.kind,
+    String(figure.jobs),
+    formatNumber(figure.upPercent, 1),
+    secondsCell(figure.readyP50),
+    secondsCell(figure.readyP95),
+    secondsCell(figure.readyMax),
+    secondsCell(figure.failureMax),
+    formatNumber(figure.attemptsPerJob, 2),
+    formatNumber(figure.requestsPerJob, 2),
+    String(figure.peakRequestsPerSecond),
+    String(figure.peakAttemptsPerSecond),
+    secondsCell(figure.wallMs),
+  ]);
+  return markdownTable(header, rows, 2);
+}
+
+/** One line per target: PASS or FAIL, the scenario, the target and what was measured. */
+export function verdictLines(verdicts: readonly (Verdict & { scenario: string })[]): string[] {
+  return verdicts.map(
+    (verdict) =>
+      `- ${verdict.pass ? 'PASS' : 'FAIL'} · ${verdict.scenario}: ${verdict.target} — ${verdict.measured}`,
+  );
+}
+
+/** Why the failed jobs failed, per scenario and client, for the lines under the table. */
+export function errorLines(figures: readonly FleetFigures[]): string[] {
+  return figures
+    .filter((figure) => Object.keys(figure.errors).length > 0)
+    .map(
+      (figure) =>
+        `- ${figure.scenario}, ${figure.kind}: ${Object.entries(figure.errors)
+          .map(([name, count]) => `${count} × ${name}`)
+          .join(', ')}`,
+    );
+}

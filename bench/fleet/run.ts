@@ -1,0 +1,272 @@
+/**
+ * The fleet benchmark: how a fleet of startup jobs, each with its own SDK client, all started
+ * at one instant, comes up through service faults, next to an ideal client model that follows
+ * the SDK's documented retry policy to the letter. Started by `npm run bench:fleet`, which
+ * builds first and runs `node bench/fleet/run.ts`; `--short` is the quick mode CI runs to prove
+ * the harness works (its figures mean nothing).
+ *
+ * It forks the service with its fault proxy (service.ts), then for each scenario forks the job
+ * workers (worker.ts) twice, once for the SDK and once for the ideal model (ideal.ts), and
+ * reads the proxy's counts; then it runs the package's command as real processes (command.ts).
+ * It prints a table and the targets with PASS or FAIL, writes bench/fleet-results.json
+ * (bench/fleet-results-short.json in short mode) and, in full mode, the generated section of
+ * docs/fleet.md. A missed target never fails the run: only a broken harness does.
+ */
+import { spawnSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { benchFile, formatNumber } from '../lib.ts';
+import { type CommandRun, type CommandTarget, deadPort, runCommand } from './command.ts';
+import { type FleetFigures, figuresOf } from './figures.ts';
+import { cleanEnv, runFleet, type Service, startService, WORKERS } from './processes.ts';
+import { epochNow, type JobKind } from './protocol.ts';
+import { errorLines, figuresTable, verdictLines } from './report.ts';
+import { FULL_PLAN, SHORT_PLAN, type Verdict } from './scenarios.ts';
+
+const SHORT = process.argv.includes('--short');
+const MODE = SHORT ? 'short' : 'full';
+const PLAN = SHORT ? SHORT_PLAN : FULL_PLAN;
+const KINDS: readonly JobKind[] = ['sdk', 'ideal'];
+const DOC = benchFile('../docs/fleet.md');
+const MARKERS = ['<!-- fleet-table:start -->', '<!-- fleet-table:end -->'] as const;
+
+const started = epochNow();
+const cpus = os.availableParallelism();
+const loadAtStart = os.loadavg()[0] ?? 0;
+const log = (message: string) => console.error(`[fleet ${MODE}] ${message}`);
+const round = (value: number | null) => (value === null ? null : Math.round(value * 100) / 100);
+
+type ScenarioVerdict = Verdict & { readonly scenario: string };
+
+/** The command's part of the results: its runs and its targets. */
+interface CommandResults {
+  readonly outage: { readonly seconds: number; readonly runs: readonly CommandRun[] };
+  readonly deadService: CommandRun;
+  readonly refusedToken: CommandRun;
+  readonly peakRequestsPerSecond: number;
+  readonly peakAttemptsPerSecond: number;
+}
+
+async function measureScenarios(service: Service): Promise<FleetFigures[]> {
+  const { proxyUrl, token, vaultId } = service.ready;
+  const figures: FleetFigures[] = [];
+  for (const scenario of PLAN.scenarios) {
+    for (const kind of KINDS) {
+      log(`${scenario.id} (${scenario.label}), ${scenario.jobs} jobs, ${kind}`);
+      const outcome = await runFleet({
+        kind,
+        jobs: scenario.jobs,
+        baseUrl: proxyUrl,
+        token,
+        vaultId,
+        env: kind === 'sdk' ? scenario.env : {},
+        capMs: scenario.capMs,
+        beforeStart: (startAt) => service.configure(scenario.fault, startAt),
+      });
+      const figure = figuresOf(scenario.id, kind, outcome, await service.counts());
+      if (figure.lateMs > 0) {
+        log(`  warning: clients were built ${figure.lateMs.toFixed(0)} ms after the start instant`);
+      }
+      log(
+        `  ${formatNumber(figure.upPercent, 1)}% up, ${formatNumber(figure.attemptsPerJob, 2)} attempts per job, ${(figure.wallMs / 1000).toFixed(1)} s`,
+      );
+      figures.push(figure);
+    }
+  }
+  return figures;
+}
+
+function scenarioVerdicts(figures: readonly FleetFigures[]): ScenarioVerdict[] {
+  return PLAN.scenarios.flatMap((scenario) => {
+    const sdk = figures.find((figure) => figure.scenario === scenario.id && figure.kind === 'sdk');
+    const ideal = figures.find(
+      (figure) => figure.scenario === scenario.id && figure.kind === 'ideal',
+    );
+    if (!sdk || !ideal) throw new Error(`no figures for ${scenario.id}`);
+    return scenario.targets(sdk, ideal).map((verdict) => ({ ...verdict, scenario: scenario.id }));
+  });
+}
+
+async function measureCommand(service: Service): Promise<CommandResults> {
+  const { proxyUrl, token, vaultId } = service.ready;
+  const target: CommandTarget = {
+    cli: benchFile('../dist/cli.js'),
+    baseUrl: proxyUrl,
+    token,
+    vaultId,
+    env: cleanEnv(),
+  };
+  const { runs, outageSeconds, capMs } = PLAN.command;
+  log(`command: ${runs} runs at once through a ${outageSeconds} s outage`);
+  const startAt = epochNow() + 500;
+  await service.configure({ kind: 'outage', seconds: outageSeconds }, startAt);
+  const outageRuns = await Promise.all(
+    Array.from({ length: runs }, () => runCommand(target, [], capMs, startAt)),
+  );
+  const counts = await service.counts();
+
+  log('command: run --wait 2s against a dead service, and with a refused token');
+  await service.configure({ kind: 'unauthorized' }, epochNow());
+  const dead = { ...target, baseUrl: `http://127.0.0.1:${await deadPort()}` };
+  const [deadService, refusedToken] = await Promise.all([
+    runCommand(dead, ['--wait', '2s'], 30_000),
+    runCommand(target, [], 30_000),
+  ]);
+  return {
+    outage: { seconds: outageSeconds, runs: outageRuns },
+    deadService,
+    refusedToken,
+    peakRequestsPerSecond: counts.peakRequestsPerSecond,
+    peakAttemptsPerSecond: counts.peakAttemptsPerSecond,
+  };
+}
+
+function describeRun(run: CommandRun): string {
+  const code = run.code === null ? 'killed at the cap' : `exit ${run.code}`;
+  const said = run.stderr.length > 240 ? `${run.stderr.slice(0, 239)}…` : run.stderr;
+  return `${code} after ${(run.ms / 1000).toFixed(2)} s${said ? ` (“${said}”)` : ''}`;
+}
+
+function commandVerdicts(command: CommandResults): ScenarioVerdict[] {
+  const { runs } = command.outage;
+  const startedChild = runs.filter((run) => run.code === 0).length;
+  const codes: Record<string, number> = {};
+  for (const run of runs) {
+    const key = run.code === null ? 'killed' : String(run.code);
+    codes[key] = (codes[key] ?? 0) + 1;
+  }
+  const maxMs = Math.max(...runs.map((run) => run.ms));
+  return [
+    {
+      scenario: `command, ${command.outage.seconds} s outage`,
+      pass: startedChild === runs.length,
+      target: `all ${runs.length} runs start their child`,
+      measured: `${startedChild} of ${runs.length} did (exit codes: ${Object.entries(codes)
+        .map(([code, count]) => `${count} × ${code}`)
+        .join(', ')}), the last run ended after ${(maxMs / 1000).toFixed(2)} s`,
+    },
+    {
+      scenario: 'command, dead service',
+      pass: command.deadService.code === 75 && command.deadService.ms <= 6_000,
+      target: '`run --wait 2s` exits 75 within 6 s',
+      measured: describeRun(command.deadService),
+    },
+    {
+      scenario: 'command, refused token',
+      pass: command.refusedToken.code === 77,
+      target: 'exits 77',
+      measured: describeRun(command.refusedToken),
+    },
+  ];
+}
+
+// ---------------------------------------------------------------------------------------------
+
+log(`${WORKERS} worker processes; starting the service and its fault proxy`);
+const service = await startService();
+let figures: FleetFigures[];
+let command: CommandResults;
+try {
+  log(
+    `proxy at ${service.ready.proxyUrl}, vault ${service.ready.vaultId} with ${service.ready.secrets} secrets`,
+  );
+  figures = await measureScenarios(service);
+  command = await measureCommand(service);
+} finally {
+  await service.stop();
+}
+
+const verdicts = [...scenarioVerdicts(figures), ...commandVerdicts(command)];
+const seconds = (epochNow() - started) / 1000;
+const date = new Date().toISOString();
+const machine = `Node ${process.version}, ${cpus} CPUs (${os.cpus()[0]?.model.trim() ?? 'unknown'}), ${process.platform} ${process.arch}, load ${loadAtStart.toFixed(2)} at start`;
+const passed = verdicts.filter((verdict) => verdict.pass).length;
+
+const report = [
+  ...figuresTable(figures),
+  '',
+  'Jobs that did not come up, by error:',
+  '',
+  ...(errorLines(figures).length > 0 ? errorLines(figures) : ['- none']),
+  '',
+  `Targets (the SDK, default settings unless the scenario names one): ${passed} of ${verdicts.length} met.`,
+  '',
+  ...verdictLines(verdicts),
+  '',
+  `${MODE} mode, ${date.slice(0, 10)}, ${machine}, ${WORKERS} worker processes, ${seconds.toFixed(0)} s in all.`,
+];
+console.log('');
+for (const line of report) console.log(line);
+if (SHORT) {
+  console.log('');
+  console.log(
+    'Short mode: 20 jobs and 2 s outages only prove the harness runs; the targets are printed, not enforced.',
+  );
+}
+
+const results = {
+  mode: MODE,
+  date,
+  durationSeconds: Math.round(seconds),
+  node: process.version,
+  platform: `${process.platform} ${process.arch}`,
+  cpus,
+  cpuModel: os.cpus()[0]?.model.trim() ?? 'unknown',
+  workers: WORKERS,
+  loadAverage: { atStart: round(loadAtStart), atEnd: round(os.loadavg()[0] ?? 0) },
+  scenarios: PLAN.scenarios.map(({ id, label, jobs, fault, env, capMs }) => ({
+    id,
+    label,
+    jobs,
+    fault,
+    env,
+    capMs,
+    figures: figures
+      .filter((figure) => figure.scenario === id)
+      .map((figure) => ({
+        ...figure,
+        upPercent: round(figure.upPercent),
+        readyP50: round(figure.readyP50),
+        readyP95: round(figure.readyP95),
+        readyMax: round(figure.readyMax),
+        failureMax: round(figure.failureMax),
+        attemptsPerJob: round(figure.attemptsPerJob),
+        requestsPerJob: round(figure.requestsPerJob),
+        wallMs: round(figure.wallMs),
+        lateMs: round(figure.lateMs),
+      })),
+  })),
+  command: {
+    ...command,
+    outage: {
+      seconds: command.outage.seconds,
+      runs: command.outage.runs.map((run) => ({ ...run, ms: round(run.ms) })),
+    },
+    deadService: { ...command.deadService, ms: round(command.deadService.ms) },
+    refusedToken: { ...command.refusedToken, ms: round(command.refusedToken.ms) },
+  },
+  verdicts,
+};
+const out = benchFile(SHORT ? './fleet-results-short.json' : './fleet-results.json');
+writeFileSync(out, `${JSON.stringify(results, null, 2)}\n`);
+// Formatted as the repo's formatter wants it, so `npm run lint` stays clean after a run.
+spawnSync(benchFile('../node_modules/.bin/biome'), ['format', '--write', out], { stdio: 'ignore' });
+console.log(`Results written to ${out}`);
+
+if (!SHORT) {
+  const doc = readFileSync(DOC, 'utf8');
+  const start = doc.indexOf(MARKERS[0]);
+  const end = doc.indexOf(MARKERS[1]);
+  if (start === -1 || end < start) throw new Error(`${DOC} has lost its table markers`);
+  const generated = [
+    MARKERS[0],
+    '',
+    `Measured on ${date.slice(0, 10)}: ${machine}; the fleet spread over ${WORKERS} worker processes.`,
+    '',
+    ...report.slice(0, -1),
+    '',
+    MARKERS[1],
+  ].join('\n');
+  writeFileSync(DOC, `${doc.slice(0, start)}${generated}${doc.slice(end + MARKERS[1].length)}`);
+  console.log(`Table written to ${DOC}`);
+}

@@ -1,0 +1,203 @@
+/**
+ * The fleet benchmark's scenarios and the targets the SDK is held to in each. The full plan is
+ * the real measurement; the short plan (`--short`) keeps the same scenarios at a size and
+ * length that only prove the harness works.
+ */
+import type { FleetFigures } from './figures.ts';
+import type { Fault } from './protocol.ts';
+
+/** One target: whether the SDK met it, and what was measured. */
+export interface Verdict {
+  readonly pass: boolean;
+  readonly target: string;
+  readonly measured: string;
+}
+
+/** A scenario: a fleet of `jobs` jobs started at one instant through one fault. */
+export interface Scenario {
+  /** The scenario's name in the full plan, kept in the short one. */
+  readonly id: string;
+  /** What actually runs, in words. */
+  readonly label: string;
+  readonly jobs: number;
+  readonly fault: Fault;
+  /** Environment of the SDK's workers (the ideal model reads none). */
+  readonly env: Readonly<Record<string, string>>;
+  /** Ms after the start instant at which unfinished jobs count as not up. */
+  readonly capMs: number;
+  /** The targets, checked against the SDK's figures (and the ideal model's, for ratios). */
+  readonly targets: (sdk: FleetFigures, ideal: FleetFigures) => Verdict[];
+}
+
+/** The command part: runs through an outage, a dead service, a refused token. */
+export interface CommandPlan {
+  readonly runs: number;
+  readonly outageSeconds: number;
+  /** Ms after which a run is killed and counted as not started. */
+  readonly capMs: number;
+}
+
+/** Everything one mode runs. */
+export interface Plan {
+  readonly scenarios: readonly Scenario[];
+  readonly command: CommandPlan;
+}
+
+const seconds = (ms: number | null) => (ms === null ? '—' : `${(ms / 1000).toFixed(2)} s`);
+
+function allUp(sdk: FleetFigures): Verdict {
+  return {
+    pass: sdk.up === sdk.jobs,
+    target: '100% up',
+    measured: `${sdk.upPercent.toFixed(1)}% up`,
+  };
+}
+
+function maxReady(sdk: FleetFigures, limitMs: number): Verdict {
+  return {
+    pass: sdk.up === sdk.jobs && sdk.readyMax !== null && sdk.readyMax <= limitMs,
+    target: `max time to ready ≤ ${limitMs / 1000} s`,
+    measured:
+      sdk.readyMax === null
+        ? 'no job came up'
+        : `max ${seconds(sdk.readyMax)}${sdk.up < sdk.jobs ? ' (of those up)' : ''}`,
+  };
+}
+
+function outage(
+  outageSeconds: number,
+  jobs: number,
+  capSlackMs: number,
+  env: Record<string, string> = {},
+  id = `outage-${outageSeconds}s`,
+): Scenario {
+  return {
+    id,
+    label: `${outageSeconds} s outage, every connection reset`,
+    jobs,
+    fault: { kind: 'outage', seconds: outageSeconds },
+    env,
+    capMs: outageSeconds * 1000 + capSlackMs,
+    targets: (sdk, ideal) => [
+      allUp(sdk),
+      maxReady(sdk, (outageSeconds + 10) * 1000),
+      {
+        pass: sdk.attemptsPerJob <= 1.25 * ideal.attemptsPerJob,
+        target: "attempts per job ≤ 1.25 × the ideal's",
+        measured: `${sdk.attemptsPerJob.toFixed(2)} vs ideal ${ideal.attemptsPerJob.toFixed(2)} (≤ ${(1.25 * ideal.attemptsPerJob).toFixed(2)})`,
+      },
+    ],
+  };
+}
+
+function longOutage(
+  id: string,
+  outageSeconds: number,
+  jobs: number,
+  waitMs: number,
+  capSlackMs: number,
+): Scenario {
+  return {
+    id,
+    label: `${outageSeconds} s outage, SECRETS_VAULT_WAIT=${waitMs}`,
+    jobs,
+    fault: { kind: 'outage', seconds: outageSeconds },
+    env: { SECRETS_VAULT_WAIT: String(waitMs) },
+    capMs: outageSeconds * 1000 + capSlackMs,
+    targets: (sdk) => [allUp(sdk), maxReady(sdk, (outageSeconds + 10) * 1000)],
+  };
+}
+
+function random503(jobs: number, capMs: number): Scenario {
+  return {
+    id: 'random-503',
+    label: 'half of all requests answered 503',
+    jobs,
+    fault: { kind: 'random503', rate: 0.5 },
+    env: {},
+    capMs,
+    targets: (sdk) => [
+      allUp(sdk),
+      {
+        pass: sdk.attemptsPerJob <= 2.2,
+        target: 'attempts per job ≤ 2.2',
+        measured: `${sdk.attemptsPerJob.toFixed(2)} attempts per job`,
+      },
+      {
+        pass: sdk.up === sdk.jobs && sdk.readyP95 !== null && sdk.readyP95 <= 6_000,
+        target: 'p95 time to ready ≤ 6 s',
+        measured: sdk.readyP95 === null ? 'no job came up' : `p95 ${seconds(sdk.readyP95)}`,
+      },
+    ],
+  };
+}
+
+function overload(jobs: number, capacity: number, capMs: number): Scenario {
+  return {
+    id: 'overload',
+    label: `${capacity} in flight at most (200 ms each), 429 Retry-After: 1 beyond`,
+    jobs,
+    fault: { kind: 'overload', capacity, retryAfter: 1, serviceMs: 200 },
+    env: {},
+    capMs,
+    targets: (sdk) => [
+      allUp(sdk),
+      maxReady(sdk, 25_000),
+      {
+        pass: sdk.requestsPerJob <= 4,
+        target: 'requests per job at the service ≤ 4',
+        measured: `${sdk.requestsPerJob.toFixed(2)} requests per job`,
+      },
+    ],
+  };
+}
+
+function unauthorized(jobs: number, capMs: number): Scenario {
+  return {
+    id: 'unauthorized',
+    label: 'every request answered 401',
+    jobs,
+    fault: { kind: 'unauthorized' },
+    env: {},
+    capMs,
+    targets: (sdk) => [
+      {
+        pass: sdk.up === 0 && sdk.failureMax !== null && sdk.failureMax <= 2_000,
+        target: 'every job failed within 2 s',
+        measured: `${sdk.jobs - sdk.up} of ${sdk.jobs} failed, the last at ${seconds(sdk.failureMax)}`,
+      },
+      {
+        pass: sdk.requestsPerJobRange[0] === 1 && sdk.requestsPerJobRange[1] === 1,
+        target: 'exactly 1 request per job at the service',
+        measured: `${sdk.requestsPerJobRange[0]} to ${sdk.requestsPerJobRange[1]} requests per job`,
+      },
+    ],
+  };
+}
+
+/** The full plan: the figures docs/fleet.md shows. */
+export const FULL_PLAN: Plan = {
+  scenarios: [
+    outage(5, 500, 150_000),
+    outage(20, 200, 150_000),
+    longOutage('outage-60s', 60, 200, 120_000, 150_000),
+    random503(500, 150_000),
+    overload(200, 20, 150_000),
+    unauthorized(200, 150_000),
+  ],
+  command: { runs: 20, outageSeconds: 10, capMs: 10_000 + 60_000 },
+};
+
+/** The short plan: the same scenarios, small and brief, to prove the harness runs. */
+export const SHORT_PLAN: Plan = {
+  scenarios: [
+    outage(2, 20, 30_000, {}, 'outage-5s'),
+    outage(2, 20, 30_000, {}, 'outage-20s'),
+    longOutage('outage-60s', 3, 20, 20_000, 30_000),
+    random503(20, 30_000),
+    // 5 in flight, not 20: with 20 jobs a capacity of 20 would never shed anything.
+    overload(20, 5, 30_000),
+    unauthorized(20, 30_000),
+  ],
+  command: { runs: 3, outageSeconds: 2, capMs: 2_000 + 30_000 },
+};

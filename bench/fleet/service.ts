@@ -1,0 +1,269 @@
+/**
+ * The fleet benchmark's service, one child process forked by run.ts: the package's mock served
+ * over HTTP on 127.0.0.1, seeded with one vault of a few secrets, and in front of it a fault
+ * proxy (node:http, also on 127.0.0.1) that the jobs talk to. The proxy is what makes a
+ * scenario: an outage that resets every connection, random 503s, an overloaded service that
+ * sheds with 429 and Retry-After, or a refused token. It counts every request that reaches it,
+ * so "requests per job" is what the service saw, not what the client believes it sent.
+ *
+ * It reports its URLs, the vault id and the token over IPC ({@link ServiceReady}), takes a new
+ * configuration per scenario ({@link ConfigureMessage}) and answers count requests; it exits
+ * when the harness disconnects.
+ */
+import { randomUUID } from 'node:crypto';
+import {
+  Agent,
+  createServer,
+  request as httpRequest,
+  type IncomingMessage,
+  type OutgoingHttpHeaders,
+  type ServerResponse,
+} from 'node:http';
+import { type AddressInfo, createServer as createNetServer } from 'node:net';
+import { SecretsVault } from '@secrets-vault/sdk';
+import { createVaultMock } from '@secrets-vault/sdk/mock';
+import { serveVaultMock } from '@secrets-vault/sdk/mock/node';
+import {
+  type ConfigureMessage,
+  epochNow,
+  type Fault,
+  type ProxyCounts,
+  type ServiceReady,
+  type ServiceReply,
+  type StatsRequest,
+} from './protocol.ts';
+
+const JOB_HEADER = 'x-fleet-job';
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'transfer-encoding',
+  'upgrade',
+  'te',
+  'trailer',
+]);
+
+// --- The mock, seeded as an operator would -------------------------------------------------
+
+const mock = createVaultMock();
+const served = await serveVaultMock(mock);
+const upstream = new URL(served.url);
+const token = mock.principals.owner.token;
+const operator = new SecretsVault({ baseUrl: served.url, token });
+const vault = await operator.vaults.create({ name: 'fleet-startup' });
+const SEEDS = [
+  {
+    name: 'database',
+    type: 'login',
+    value: { host: 'db.internal', username: 'app', password: 'p' },
+  },
+  { name: 'stripe', type: 'api_key', value: { api_key: 'sk_test_fleet_not_real' } },
+  { name: 'session', value: { signing_key: 'fleet-signing-key-not-real' } },
+  { name: 'smtp', value: { host: 'smtp.internal', password: 'fleet-smtp-not-real' } },
+  { name: 'feature-flags', value: { token: 'fleet-flags-not-real' } },
+];
+for (const seed of SEEDS) await operator.secrets.create(vault.id, seed);
+
+// --- The fault proxy ------------------------------------------------------------------------
+
+let fault: Fault = { kind: 'none' };
+let startAt = epochNow();
+/** Per scenario: ms since the start instant, and the job id (null for a refused connection). */
+let requestTimes: number[] = [];
+let refusedTimes: number[] = [];
+let perJob: Record<string, number> = {};
+let forwarded = 0;
+let answered: Record<string, number> = {};
+let inFlight = 0;
+
+const agent = new Agent({ keepAlive: true, maxSockets: Number.POSITIVE_INFINITY });
+
+function inOutage(at: number): boolean {
+  return fault.kind === 'outage' && at >= startAt && at < startAt + fault.seconds * 1000;
+}
+
+/** Answers with the service's failure envelope, as the real service would. */
+function answer(
+  response: ServerResponse,
+  statusCode: number,
+  errorCode: string,
+  message: string,
+  extra: OutgoingHttpHeaders = {},
+): void {
+  answered[statusCode] = (answered[statusCode] ?? 0) + 1;
+  const body = JSON.stringify({ statusCode, errorCode, message, data: null });
+  response.writeHead(statusCode, {
+    'Content-Type': 'application/json',
+    'Content-Length': Buffer.byteLength(body),
+    'Cache-Control': 'no-store',
+    'X-Request-Id': `req_${randomUUID()}`,
+    ...extra,
+  });
+  response.end(body);
+}
+
+/** Passes a request on to the mock and its answer back; `done` runs once it is over. */
+function forward(incoming: IncomingMessage, outgoing: ServerResponse, done = () => {}): void {
+  forwarded += 1;
+  const headers: OutgoingHttpHeaders = {};
+  for (const [name, value] of Object.entries(incoming.headers)) {
+    if (!HOP_BY_HOP.has(name) && value !== undefined) headers[name] = value;
+  }
+  headers.host = upstream.host;
+  let finished = false;
+  const finish = () => {
+    if (finished) return;
+    finished = true;
+    done();
+  };
+  outgoing.once('close', finish);
+  const proxied = httpRequest(
+    {
+      host: upstream.hostname,
+      port: upstream.port,
+      method: incoming.method,
+      path: incoming.url,
+      headers,
+      agent,
+    },
+    (response) => {
+      const back: OutgoingHttpHeaders = {};
+      for (const [name, value] of Object.entries(response.headers)) {
+        if (!HOP_BY_HOP.has(name) && value !== undefined) back[name] = value;
+      }
+      outgoing.writeHead(response.statusCode ?? 502, back);
+      response.pipe(outgoing);
+    },
+  );
+  proxied.once('error', () => {
+    // The mock is on the same machine: this only happens when the client went away first.
+    outgoing.destroy();
+    finish();
+  });
+  incoming.pipe(proxied);
+}
+
+function handle(incoming: IncomingMessage, outgoing: ServerResponse): void {
+  const at = epochNow() - startAt;
+  requestTimes.push(at);
+  const job = incoming.headers[JOB_HEADER];
+  if (typeof job === 'string') perJob[job] = (perJob[job] ?? 0) + 1;
+  switch (fault.kind) {
+    case 'random503':
+      if (Math.random() < fault.rate) {
+        incoming.resume();
+        answer(outgoing, 503, 'unavailable', 'Service unavailable');
+      } else forward(incoming, outgoing);
+      return;
+    case 'overload': {
+      if (inFlight >= fault.capacity) {
+        incoming.resume();
+        answer(outgoing, 429, 'rate_limited', 'Too many requests', {
+          'Retry-After': String(fault.retryAfter),
+        });
+        return;
+      }
+      inFlight += 1;
+      const release = () => {
+        inFlight -= 1;
+      };
+      const timer = setTimeout(() => {
+        outgoing.off('close', early);
+        if (outgoing.destroyed) release();
+        else forward(incoming, outgoing, release);
+      }, fault.serviceMs);
+      // A client that gives up while its request is held frees the slot at once.
+      const early = () => {
+        clearTimeout(timer);
+        release();
+      };
+      outgoing.once('close', early);
+      return;
+    }
+    case 'unauthorized':
+      incoming.resume();
+      answer(outgoing, 401, 'unauthorized', 'Missing or invalid bearer token');
+      return;
+    default:
+      // An outage only refuses connections; a request on a connection made before it passes.
+      forward(incoming, outgoing);
+  }
+}
+
+const http = createServer({ keepAliveTimeout: 60_000 }, handle);
+// Connections are accepted here first, so an outage can reset them before any HTTP is read.
+const tcp = createNetServer((socket) => {
+  if (inOutage(epochNow())) {
+    refusedTimes.push(epochNow() - startAt);
+    socket.resetAndDestroy();
+    return;
+  }
+  http.emit('connection', socket);
+});
+tcp.on('error', (error) => {
+  console.error(`fleet proxy: ${error.message}`);
+  process.exit(1);
+});
+
+/** The most of `times` in any window of `width` ms. */
+function peakWindow(times: readonly number[], width = 1000): number {
+  const sorted = [...times].sort((a, b) => a - b);
+  let peak = 0;
+  let low = 0;
+  for (let high = 0; high < sorted.length; high += 1) {
+    while ((sorted[high] ?? 0) - (sorted[low] ?? 0) >= width) low += 1;
+    peak = Math.max(peak, high - low + 1);
+  }
+  return peak;
+}
+
+function counts(): ProxyCounts {
+  return {
+    requests: requestTimes.length,
+    refused: refusedTimes.length,
+    forwarded,
+    answered,
+    perJob,
+    peakRequestsPerSecond: peakWindow(requestTimes),
+    peakAttemptsPerSecond: peakWindow([...requestTimes, ...refusedTimes]),
+  };
+}
+
+function reply(message: ServiceReply): void {
+  process.send?.(message);
+}
+
+process.on('message', (raw) => {
+  const message = raw as ConfigureMessage | StatsRequest;
+  if (message.type === 'configure') {
+    fault = message.fault;
+    startAt = message.startAt;
+    requestTimes = [];
+    refusedTimes = [];
+    perJob = {};
+    forwarded = 0;
+    answered = {};
+    // Connections of the previous scenario's clients carry nothing into this one.
+    http.closeIdleConnections();
+    reply({ type: 'configured' });
+  } else if (message.type === 'stats') {
+    reply({ type: 'stats', counts: counts() });
+  }
+});
+
+tcp.listen(0, '127.0.0.1', () => {
+  const { port } = tcp.address() as AddressInfo;
+  const ready: ServiceReady = {
+    type: 'ready',
+    proxyUrl: `http://127.0.0.1:${port}`,
+    upstreamUrl: served.url,
+    vaultId: vault.id,
+    token,
+    secrets: SEEDS.length,
+  };
+  if (process.send) process.send(ready);
+  else console.log(ready);
+});
+// Started by run.ts: stop with it, even if it dies without saying so.
+process.on('disconnect', () => process.exit(0));
