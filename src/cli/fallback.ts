@@ -9,17 +9,8 @@
  * ciphertext of a JSON document, and the 16-byte tag.
  */
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import {
-  closeSync,
-  fsyncSync,
-  openSync,
-  readFileSync,
-  renameSync,
-  statSync,
-  unlinkSync,
-  writeSync,
-} from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { readFileSync, statSync } from 'node:fs';
+import { writeFileAtomically } from './files.js';
 
 /** @internal A snapshot that cannot be used, or written; `exitCode` is what the command exits with. */
 export class FallbackError extends Error {
@@ -76,9 +67,9 @@ export function readFallbackKey(text: string | undefined): Buffer {
 }
 
 /**
- * @internal Writes `snapshot` to `file`, encrypted: to a new file of mode 0600 beside it, flushed
- * to disk, then renamed over `file`, so a reader sees the old snapshot or the new one, never
- * half of one, and never a file others can read.
+ * @internal Writes `snapshot` to `file`, encrypted, atomically and with mode 0600 (see
+ * {@link writeFileAtomically}): a reader sees the old snapshot or the new one, never half of one,
+ * and never a file others can read.
  * @throws {FallbackError} when the file cannot be written
  */
 export function writeSnapshot(file: string, key: Buffer, snapshot: Snapshot): void {
@@ -90,26 +81,9 @@ export function writeSnapshot(file: string, key: Buffer, snapshot: Snapshot): vo
     cipher.final(),
   ]);
   const data = Buffer.concat([MAGIC, nonce, ciphertext, cipher.getAuthTag()]);
-  const temporary = join(
-    dirname(file),
-    `.${basename(file)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`,
-  );
-  let descriptor: number | undefined;
   try {
-    // `wx`: never follow a link or reuse a file someone else made; 0600 whatever was there.
-    descriptor = openSync(temporary, 'wx', 0o600);
-    writeSync(descriptor, data);
-    fsyncSync(descriptor);
-    closeSync(descriptor);
-    descriptor = undefined;
-    renameSync(temporary, file);
+    writeFileAtomically(file, data);
   } catch (error) {
-    if (descriptor !== undefined) closeSync(descriptor);
-    try {
-      unlinkSync(temporary);
-    } catch {
-      // Nothing was created.
-    }
     throw new FallbackError(`cannot write the snapshot ${file}: ${codeOf(error)}`, 1);
   }
 }

@@ -17,12 +17,15 @@ import {
   PermissionDeniedError,
   SecretsVaultError,
 } from '../core/errors.js';
+import type { Logger } from '../core/logger.js';
 import { parseDuration } from '../core/options.js';
+import { escapeControlCharacters } from '../core/redaction.js';
 import { isUnavailableStatus } from '../core/retry.js';
 import type { StartupOptions } from '../resources/secrets.js';
 import type { LoadedSecrets } from '../startup/load.js';
 import { toEnv } from '../startup/to-env.js';
-import { DotenvError, formatDotenv } from './dotenv.js';
+import { ChildEnvError, childEnvironment } from './child-env.js';
+import { EnvFormatError, formatDotenv, formatShell } from './dotenv.js';
 import {
   describeAge,
   FALLBACK_KEY_VARIABLE,
@@ -32,14 +35,16 @@ import {
   type Snapshot,
   writeSnapshot,
 } from './fallback.js';
+import { writeFileAtomically } from './files.js';
 
 const USAGE = `Usage: secrets-vault <command> [options]
 
 Commands:
-  run --vault <id> [--prefix P] [--override] [--wait D] [--fallback F] -- <command> [args...]
+  run --vault <id> [--prefix P] [--override] [--wait D] [--fallback F]
+      [--keep-token] [--allow-var NAME]... -- <command> [args...]
                      run a command with the vault's secrets in its environment
-  export --vault <id> --format dotenv|json [--wait D]
-                     print the vault's secrets as environment variables
+  export --vault <id> --format dotenv|shell|json [--output F] [--wait D]
+                     print (or write) the vault's secrets as environment variables
   ls --vault <id> [--wait D]
                      list the vault's secret names and their keys (never values)
 
@@ -69,13 +74,21 @@ the token was refused (401, 403), 2 for a usage error, 1 for anything else.
 
 const COMMAND_HELP: Readonly<Record<string, string>> = {
   run: `Usage: secrets-vault run --vault <id> [--prefix P] [--override] [--wait D]
-                           [--fallback <file>] -- <command> [args...]
+                           [--fallback <file>] [--keep-token] [--allow-var NAME]...
+                           -- <command> [args...]
 
 Loads the vault's secrets once, puts them in the environment of <command> as
 SECRET_KEY variables (database.password -> DATABASE_PASSWORD), resolves
 vault://<vaultId>/<secret>/<key> references already in the environment, and runs
 <command> without a shell. Exits with its exit code (128 + the signal number when a
-signal ended it); SIGINT and SIGTERM are passed on to it.
+signal ended it); SIGTERM is passed on to it, and SIGINT, SIGQUIT and SIGHUP too
+unless a terminal already sent them to it.
+
+The command does not get SECRETS_VAULT_TOKEN (unless --keep-token) nor
+SECRETS_VAULT_FALLBACK_KEY. The vault may never set a SECRETS_VAULT_* variable,
+nor one that changes how programs start or what they load (NODE_OPTIONS,
+LD_PRELOAD, BASH_ENV, PATH, proxies, ...) unless named with --allow-var; vault
+values are never resolved as references.
 
 Options:
   --vault <id>   the vault to load (required)
@@ -88,16 +101,27 @@ ${WAIT_HELP}  --fallback <file>
                  base64), mode 0600; when the service stays unavailable for the whole
                  wait, start from it instead, saying so with its age. Never after a
                  refused token or an unknown vault.
+  --keep-token   give the command the job's SECRETS_VAULT_TOKEN
+  --allow-var <NAME>
+                 let the vault set NAME although it changes how programs start
+                 (repeat for each name)
 
 ${EXIT_HELP}`,
-  export: `Usage: secrets-vault export --vault <id> --format dotenv|json [--wait D]
+  export: `Usage: secrets-vault export --vault <id> --format dotenv|shell|json
+                              [--output <file>] [--wait D]
 
-Prints the vault's secrets as environment variables on stdout: dotenv lines that
-node --env-file reads back exactly, or one JSON object.
+Prints the vault's secrets as environment variables on stdout, or writes them to a
+file: dotenv lines that node --env-file, the dotenv package and a shell sourcing
+the file (set -a; . ./.env) all read back exactly, with no value able to make a
+shell run anything (a value no quoting can carry for all three is refused, naming
+its variable); export lines for eval "$(secrets-vault export --format shell ...)";
+or one JSON object.
 
 Options:
   --vault <id>       the vault to load (required)
-  --format <format>  dotenv or json (required)
+  --format <format>  dotenv, shell or json (required)
+  --output <file>    write to <file> instead of stdout: created with mode 0600 (never
+                     wider than the file it replaces), replaced atomically
   --prefix <P>       prepended to every variable name
 ${WAIT_HELP}
 ${EXIT_HELP}`,
@@ -211,8 +235,15 @@ async function dispatch(argv: readonly string[]): Promise<number> {
     }
     Object.assign(startup, { wait });
   }
-  if (values.fallback !== undefined && command !== 'run') {
-    throw usageError('--fallback belongs to run', command);
+  for (const [flag, given, owner] of [
+    ['--fallback', values.fallback !== undefined, 'run'],
+    ['--keep-token', values['keep-token'] !== undefined, 'run'],
+    ['--allow-var', values['allow-var'] !== undefined, 'run'],
+    ['--override', values.override !== undefined, 'run'],
+    ['--output', values.output !== undefined, 'export'],
+    ['--format', values.format !== undefined, 'export'],
+  ] as const) {
+    if (given && command !== owner) throw usageError(`${flag} belongs to ${owner}`, command);
   }
   switch (command) {
     case 'run': {
@@ -222,14 +253,29 @@ async function dispatch(argv: readonly string[]): Promise<number> {
         values.fallback === undefined
           ? undefined
           : { file: values.fallback, key: readFallbackKey(process.env[FALLBACK_KEY_VARIABLE]) };
-      return run(vaultId, prefix, values.override === true, startup, fallback, child);
+      const allowed = values['allow-var'] ?? [];
+      const badName = allowed.find((name) => !/^[A-Za-z_][A-Za-z0-9_]*$/.test(name));
+      if (badName !== undefined) {
+        throw usageError('--allow-var takes a variable name (letters, digits and _)', command);
+      }
+      return run({
+        vaultId,
+        prefix,
+        override: values.override === true,
+        keepToken: values['keep-token'] === true,
+        allowed: new Set(allowed),
+        startup,
+        fallback,
+        command: child,
+      });
     }
     case 'export': {
       const format = values.format;
-      if (format !== 'dotenv' && format !== 'json') {
-        throw usageError('--format must be dotenv or json', command);
+      if (format !== 'dotenv' && format !== 'shell' && format !== 'json') {
+        throw usageError('--format must be dotenv, shell or json', command);
       }
-      return exportVariables(vaultId, prefix, format, startup);
+      if (values.output === '') throw usageError('--output takes a file', command);
+      return exportVariables(vaultId, prefix, format, values.output, startup);
     }
     default:
       return list(vaultId, startup);
@@ -248,6 +294,9 @@ function parseOptions(args: string[]) {
       override: { type: 'boolean' },
       wait: { type: 'string' },
       fallback: { type: 'string' },
+      output: { type: 'string' },
+      'keep-token': { type: 'boolean' },
+      'allow-var': { type: 'string', multiple: true },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -259,29 +308,58 @@ interface Fallback {
   readonly key: Buffer;
 }
 
-async function run(
-  vaultId: string,
-  prefix: string,
-  override: boolean,
-  startup: StartupOptions,
-  fallback: Fallback | undefined,
-  [command, ...args]: string[],
-): Promise<number> {
-  const client = new SecretsVault();
+/** What `run` was asked to do. */
+interface RunOptions {
+  readonly vaultId: string;
+  readonly prefix: string;
+  readonly override: boolean;
+  readonly keepToken: boolean;
+  readonly allowed: ReadonlySet<string>;
+  readonly startup: StartupOptions;
+  readonly fallback: Fallback | undefined;
+  readonly command: readonly string[];
+}
+
+// Signals a terminal sends to its whole foreground process group, the command included.
+const TERMINAL_SIGNALS = ['SIGINT', 'SIGQUIT', 'SIGHUP'] as const;
+
+async function run(options: RunOptions): Promise<number> {
+  const { vaultId, fallback } = options;
+  const client = newClient();
   const started = performance.now();
   let loaded: Snapshot;
+  let fromSnapshot = false;
   try {
-    loaded = await loadForRun(client, vaultId, startup);
+    loaded = await loadForRun(client, vaultId, options.startup);
   } catch (error) {
     // Only an outage falls back: a refused token or a deleted vault is a verdict to act on.
     if (fallback === undefined || !isOutage(error)) throw error;
     loaded = readSnapshot(fallback.file, fallback.key, vaultId);
+    fromSnapshot = true;
     process.stderr.write(
       `secrets-vault: the service stayed unavailable for ${seconds(performance.now() - started)} (${describe(error)}); starting from the snapshot ${fallback.file}, saved ${describeAge(loaded.savedAt)} ago\n`,
     );
-    fallback = undefined;
   }
-  if (fallback !== undefined) {
+  const { references } = loaded;
+  let env: Record<string, string>;
+  try {
+    env = childEnvironment({
+      fromVault: toEnv(loaded.secrets, { prefix: options.prefix }),
+      fromJob: Object.fromEntries(
+        Object.entries(process.env).map(([name, value]) => [
+          name,
+          value !== undefined && Object.hasOwn(references, value) ? references[value] : value,
+        ]),
+      ),
+      override: options.override,
+      keepToken: options.keepToken,
+      allowed: options.allowed,
+    });
+  } catch (error) {
+    if (error instanceof ChildEnvError) throw new CommandError(error.message, 1);
+    throw error;
+  }
+  if (fallback !== undefined && !fromSnapshot) {
     try {
       writeSnapshot(fallback.file, fallback.key, loaded);
     } catch (error) {
@@ -289,32 +367,40 @@ async function run(
       process.stderr.write(`secrets-vault: warning: ${describe(error)}\n`);
     }
   }
-  const variables = toEnv(loaded.secrets, { prefix });
-  const resolved = Object.fromEntries(
-    Object.entries(process.env).map(([name, value]) => [
-      name,
-      value !== undefined && Object.hasOwn(loaded.references, value)
-        ? loaded.references[value]
-        : value,
-    ]),
+  const [command = '', ...args] = options.command;
+  // With a terminal, Ctrl-C (and a hang-up) reach the command straight from it: passing them on
+  // as well would deliver them twice. Without one, the command hears them only through us.
+  const fromTerminal = [process.stdin, process.stdout, process.stderr].some(
+    (stream) => stream.isTTY,
   );
-  const env = override ? { ...resolved, ...variables } : { ...variables, ...resolved };
   return new Promise<number>((resolve) => {
-    // No shell: arguments reach the command as given, and nothing is expanded or injected.
-    const child = spawn(command ?? '', args, { stdio: 'inherit', env });
-    const forward = (signal: NodeJS.Signals) => () => child.kill(signal);
-    const onInterrupt = forward('SIGINT');
-    const onTerminate = forward('SIGTERM');
-    process.on('SIGINT', onInterrupt);
-    process.on('SIGTERM', onTerminate);
+    let child: ReturnType<typeof spawn>;
+    try {
+      // No shell: arguments reach the command as given, and nothing is expanded or injected.
+      child = spawn(command, args, { stdio: 'inherit', env });
+    } catch (error) {
+      // Node's own message can quote the environment: say only its code.
+      process.stderr.write(
+        `secrets-vault: cannot run ${escapeControlCharacters(command)}: ${(error as NodeJS.ErrnoException).code ?? 'error'}\n`,
+      );
+      resolve(126);
+      return;
+    }
+    const handlers = new Map<NodeJS.Signals, () => void>();
+    for (const signal of ['SIGTERM', ...TERMINAL_SIGNALS] as const) {
+      const passOn = signal === 'SIGTERM' || !fromTerminal;
+      // Listening at all keeps the wrapper alive until the command has exited: a hang-up must not
+      // orphan a command that holds the secrets in its environment.
+      handlers.set(signal, passOn ? () => child.kill(signal) : () => undefined);
+    }
+    for (const [signal, handler] of handlers) process.on(signal, handler);
     const done = (code: number) => {
-      process.off('SIGINT', onInterrupt);
-      process.off('SIGTERM', onTerminate);
+      for (const [signal, handler] of handlers) process.off(signal, handler);
       resolve(code);
     };
     child.once('error', (error: NodeJS.ErrnoException) => {
       process.stderr.write(
-        `secrets-vault: cannot run ${command}: ${error.code ?? error.message}\n`,
+        `secrets-vault: cannot run ${escapeControlCharacters(command)}: ${error.code ?? 'error'}\n`,
       );
       done(error.code === 'ENOENT' ? 127 : 126);
     });
@@ -328,6 +414,23 @@ async function run(
  * What `run` starts from: the vault's secrets and the values of the `vault://` references in the
  * job's own environment (never in the vault's values), as plain data a snapshot can hold.
  */
+/** stdout is the command's output (`export` writes values there): every log line goes to stderr. */
+const STDERR_LOGGER: Logger = {
+  debug: (message, fields) => console.error(message, fields),
+  info: (message, fields) => console.error(message, fields),
+  warn: (message, fields) => console.error(message, fields),
+  error: (message, fields) => console.error(message, fields),
+};
+
+/** The command's client: the environment's settings, logging (off unless SECRETS_VAULT_LOG) to stderr. */
+function newClient(): SecretsVault {
+  return new SecretsVault({
+    logger: STDERR_LOGGER,
+    // Given a logger, the client logs `info` by default; the command stays quiet unless asked.
+    ...(process.env.SECRETS_VAULT_LOG ? {} : { logLevel: 'off' }),
+  });
+}
+
 async function loadForRun(
   client: SecretsVault,
   vaultId: string,
@@ -353,27 +456,49 @@ async function loadForRun(
 async function exportVariables(
   vaultId: string,
   prefix: string,
-  format: 'dotenv' | 'json',
+  format: 'dotenv' | 'shell' | 'json',
+  output: string | undefined,
   startup: StartupOptions,
 ): Promise<number> {
-  const client = new SecretsVault();
-  const variables = toEnv(await client.secrets.load(vaultId, startup), { prefix });
+  const client = newClient();
+  // A plain copy: `toEnv` keeps the printing safe, and this is the one place meant to print.
+  const variables = { ...toEnv(await client.secrets.load(vaultId, startup), { prefix }) };
   let text: string;
   try {
-    text = format === 'json' ? `${JSON.stringify(variables, null, 2)}\n` : formatDotenv(variables);
+    text =
+      format === 'json'
+        ? `${JSON.stringify(variables, null, 2)}\n`
+        : format === 'shell'
+          ? formatShell(variables)
+          : formatDotenv(variables);
   } catch (error) {
-    if (error instanceof DotenvError) throw new CommandError(error.message, 1);
+    if (error instanceof EnvFormatError) throw new CommandError(error.message, 1);
     throw error;
   }
-  process.stdout.write(text);
+  if (output === undefined) {
+    process.stdout.write(text);
+    return 0;
+  }
+  try {
+    writeFileAtomically(output, text);
+  } catch (error) {
+    throw new CommandError(
+      `cannot write ${output}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`,
+      1,
+    );
+  }
   return 0;
 }
 
 async function list(vaultId: string, startup: StartupOptions): Promise<number> {
-  const client = new SecretsVault();
+  const client = newClient();
   const secrets = await client.secrets.load(vaultId, startup);
+  // Names and keys are the vault editor's: a terminal escape in one must print as text.
   const lines = Object.entries(secrets)
-    .map(([name, value]) => `${name}: ${Object.keys(value).sort().join(', ')}`)
+    .map(
+      ([name, value]) =>
+        `${escapeControlCharacters(name)}: ${Object.keys(value).sort().map(escapeControlCharacters).join(', ')}`,
+    )
     .sort();
   process.stdout.write(lines.length === 0 ? '' : `${lines.join('\n')}\n`);
   return 0;

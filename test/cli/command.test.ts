@@ -167,11 +167,30 @@ function untilOutput(child: ChildProcess, text: string): Promise<void> {
 }
 
 describe('secrets-vault export', () => {
+  it('refuses dotenv for a value no quoting carries, naming its variable only', async () => {
+    // The password holds a ' with $ and ": no dotenv quoting reads the same in Node and a shell.
+    const result = await secretsVault(['export', '--vault', vaultId, '--format', 'dotenv']);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toMatch(/the value of DATABASE_PASSWORD cannot be written/);
+    expectNoValue(result.stderr);
+  });
+
   it('prints dotenv that node reads back exactly', async () => {
+    const owner = new SecretsVault({
+      baseUrl: command.served.url,
+      token: mock.principals.owner.token,
+    });
+    const secrets = await owner.secrets.list(vaultId).toArray({ max: 10 });
+    const database = secrets.find((secret) => secret.name === 'database');
+    if (database === undefined) throw new Error('the fixture vault has a database secret');
+    const password = 'no single quote: $HOME "x" \\ `id`';
+    await owner.secrets.update(database.id, { value: { password, url: 'db.internal' } });
+
     const result = await secretsVault(['export', '--vault', vaultId, '--format', 'dotenv']);
     expect(result.code).toBe(0);
     expect(parseEnv(result.stdout)).toEqual({
-      DATABASE_PASSWORD: PASSWORD,
+      DATABASE_PASSWORD: password,
       DATABASE_URL: 'db.internal',
       TLS_KEY: PEM,
       STRIPE_APIKEY: API_KEY,

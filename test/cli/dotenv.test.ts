@@ -1,72 +1,161 @@
 /**
- * Dotenv output that Node's own reader reads back exactly, for any value it can hold.
+ * What `export` writes is read back byte for byte by every reader that loads it, for any value
+ * a vault editor can write, and no value makes a reader do anything but assign it: Node's
+ * `util.parseEnv`, the `dotenv` package, and real `bash` sourcing the file (`set -a; . ./.env`)
+ * or evaluating the `shell` format (`eval "$(…)"`). A value one format cannot carry is refused,
+ * naming its variable, never its value.
  */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { parseEnv } from 'node:util';
+import dotenv from 'dotenv';
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
-import { DotenvError, formatDotenv } from '../../src/cli/dotenv.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { EnvFormatError, formatDotenv, formatShell } from '../../src/cli/dotenv.js';
 
-// Characters that trip dotenv writers: quotes, `$`, `#`, `=`, backslashes, line breaks, spaces.
+const directory = mkdtempSync(join(tmpdir(), 'secrets-vault-dotenv-'));
+const CANARY = join(directory, 'pwned');
+afterAll(() => rmSync(directory, { recursive: true, force: true }));
+
+// Characters and fragments that trip dotenv writers and shells.
 const tricky = fc.constantFrom(
   "'",
   '"',
   '`',
   '$',
+  '$(',
+  '${',
+  ')',
+  '}',
   '#',
   '=',
   '\\',
+  '\\n',
   '\n',
   '\r\n',
   ' ',
   '\t',
-  'n',
+  ';',
+  '&',
+  '|',
+  '!',
+  '*',
+  '~',
   'é',
   '🔐',
   'a',
+  `touch ${CANARY}`,
+  '\u001b[2J',
 );
 const value = fc.oneof(
-  fc.string(),
-  fc.array(tricky, { maxLength: 24 }).map((parts) => parts.join('')),
+  fc.string({ unit: 'grapheme', maxLength: 12 }),
+  fc.array(tricky, { maxLength: 16 }).map((parts) => parts.join('')),
 );
+// `V_` keeps generated names clear of the shell's own variables (PATH, IFS, …).
+const variables = fc.dictionary(fc.stringMatching(/^V_[A-Z0-9_]{1,6}$/), value, { maxKeys: 6 });
+
+/** What bash exports after running `script` on the file: the `V_` variables, as given. */
+function bashReads(file: string, script: string): Record<string, string> {
+  const output = execFileSync('bash', ['--noprofile', '--norc', '-c', `${script}; env -0`], {
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', FILE: file },
+    encoding: 'utf8',
+    cwd: directory,
+  });
+  return Object.fromEntries(
+    output
+      .split('\0')
+      .filter((entry) => entry.startsWith('V_'))
+      .map((entry) => [entry.slice(0, entry.indexOf('=')), entry.slice(entry.indexOf('=') + 1)]),
+  );
+}
+
+function expectRefusalWithoutValues(error: unknown, given: Record<string, string>): void {
+  expect(error).toBeInstanceOf(EnvFormatError);
+  for (const secret of Object.values(given)) {
+    if (secret.length >= 4) expect((error as Error).message).not.toContain(secret);
+  }
+}
 
 describe('formatDotenv', () => {
-  it('round-trips every value through util.parseEnv, or refuses it naming only the variable', () => {
+  it('is read back exactly by util.parseEnv, the dotenv package and bash, or refused', () => {
+    const file = join(directory, 'property.env');
     fc.assert(
-      fc.property(
-        fc.dictionary(fc.stringMatching(/^[A-Z_][A-Z0-9_]{0,8}$/), value),
-        (variables) => {
-          let text: string;
-          try {
-            text = formatDotenv(variables);
-          } catch (error) {
-            expect(error).toBeInstanceOf(DotenvError);
-            for (const secret of Object.values(variables)) {
-              if (secret.length >= 4) expect((error as Error).message).not.toContain(secret);
-            }
-            return;
-          }
-          expect(parseEnv(text)).toEqual(variables);
-        },
-      ),
-      { numRuns: 2_000 },
+      fc.property(variables, (given) => {
+        let text: string;
+        try {
+          text = formatDotenv(given);
+        } catch (error) {
+          expectRefusalWithoutValues(error, given);
+          return;
+        }
+        writeFileSync(file, text);
+        expect(parseEnv(text)).toEqual(given);
+        expect(dotenv.parse(text)).toEqual(given);
+        expect(bashReads(file, 'set -a; . "$FILE"')).toEqual(given);
+        expect(existsSync(CANARY)).toBe(false);
+      }),
+      { numRuns: 300 },
     );
   });
 
-  it('writes newlines, quotes and $ so that they come back unchanged', () => {
-    const variables = {
-      PEM: '-----BEGIN KEY-----\nMIIB\n-----END KEY-----',
-      QUOTES: `it's "quoted"`,
-      DOLLAR: '$HOME and $PATH/$$',
-      BOTH: `it's \`ticked\``,
-      EMPTY: '',
+  it('writes line breaks, quotes, $, backslashes and command substitutions literally', () => {
+    const given = {
+      V_PEM: '-----BEGIN KEY-----\nMIIB\n-----END KEY-----',
+      V_QUOTED: `"double" and \`back\``,
+      V_DOLLAR: `$HOME and $(touch ${CANARY}) and \`touch ${CANARY}\` and \${PATH}`,
+      V_BACKSLASH: 'C:\\path\\n\\',
+      V_APOSTROPHE: "it's fine",
+      V_EMPTY: '',
     };
-    expect(parseEnv(formatDotenv(variables))).toEqual(variables);
+    const text = formatDotenv(given);
+    const file = join(directory, 'known.env');
+    writeFileSync(file, text);
+    expect(parseEnv(text)).toEqual(given);
+    expect(dotenv.parse(text)).toEqual(given);
+    expect(bashReads(file, 'set -a; . "$FILE"')).toEqual(given);
+    expect(existsSync(CANARY)).toBe(false);
   });
 
   it.each([
-    ['every kind of quote', `'"\``],
-    ['a carriage return, which the reader drops', 'line\r\nbreak'],
-  ])('refuses a value with %s, naming the variable only', (_case, value) => {
-    expect(() => formatDotenv({ ODD: value })).toThrow(/^ODD cannot be written as dotenv/);
+    ["a ' with a $", "it's $HOME"],
+    ["a ' with a backtick", "it's `id`"],
+    ["a ' with a backslash", "it's \\n"],
+    ['a \' with a "', `it's "x"`],
+    ['a carriage return, which the readers alter', 'line\r\nbreak'],
+    ['a NUL', 'a\0b'],
+  ])('refuses a value with %s, naming the variable only', (_case, secret) => {
+    expect(() => formatDotenv({ ODD: secret })).toThrow(
+      /^the value of ODD cannot be written in this format: .*use --format json$/,
+    );
+  });
+
+  it('refuses a name a shell would run as a command', () => {
+    expect(() => formatDotenv({ '1PASSWORD_KEY': 'x' })).toThrow(/not a variable name/);
+    expect(() => formatShell({ '1PASSWORD_KEY': 'x' })).toThrow(/not a variable name/);
+  });
+});
+
+describe('formatShell', () => {
+  it('is read back exactly by eval and by ., for any value without a NUL', () => {
+    const file = join(directory, 'property.sh');
+    fc.assert(
+      fc.property(variables, (given) => {
+        let text: string;
+        try {
+          text = formatShell(given);
+        } catch (error) {
+          expectRefusalWithoutValues(error, given);
+          expect(Object.values(given).some((item) => item.includes('\0'))).toBe(true);
+          return;
+        }
+        writeFileSync(file, text);
+        expect(bashReads(file, 'eval "$(cat "$FILE")"')).toEqual(given);
+        expect(bashReads(file, '. "$FILE"')).toEqual(given);
+        expect(existsSync(CANARY)).toBe(false);
+      }),
+      { numRuns: 300 },
+    );
   });
 });

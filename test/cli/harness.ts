@@ -27,6 +27,8 @@ export interface CommandContext {
   readonly served: ServedVaultMock;
   /** A scratch folder, removed after the suite. */
   readonly directory: string;
+  /** The built command, a script for `node` to run. */
+  readonly cli: string;
   /** A loopback port nothing listens on: connections to it are refused. */
   readonly closedPort: number;
   /** Starts the command with the service's settings in its environment unless replaced. */
@@ -92,6 +94,9 @@ export function useCommand(): CommandContext {
     },
     get directory() {
       return directory;
+    },
+    get cli() {
+      return cli;
     },
     get closedPort() {
       return closedPort;
