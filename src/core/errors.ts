@@ -83,7 +83,7 @@ export interface APIErrorInit extends Partial<CallDetails> {
   readonly code: string | null;
   /** The envelope's `message`, already scrubbed of the token and of secret values. */
   readonly message: string | null;
-  /** Response headers. */
+  /** Response headers, already scrubbed of the token and of secret values. */
   readonly headers: Headers;
 }
 
@@ -97,7 +97,10 @@ export class APIError extends SecretsVaultError {
   readonly status: number;
   /** Stable machine-readable `errorCode` of the envelope, or `null` when the body had none. */
   readonly code: string | null;
-  /** Response headers. */
+  /**
+   * Response headers, with the token and the secret values the call sent replaced by
+   * `[REDACTED]` wherever a server or proxy echoed them (as the message is scrubbed).
+   */
   readonly headers: Headers;
 
   constructor(init: APIErrorInit) {
@@ -369,7 +372,8 @@ function classFor(status: number, code: string | null): APIErrorClass {
  * envelope that agrees with the HTTP status; anything else falls back to the status alone.
  *
  * @param sensitiveForms - the token and secret values sent, in every form a server could echo
- *   them (see `sensitiveForms` in redaction.ts), to scrub from the server's message
+ *   them (see `sensitiveForms` in redaction.ts), to scrub from the server's message, from every
+ *   response header the error keeps, and from the request id
  */
 export function makeAPIError(
   status: number,
@@ -383,13 +387,28 @@ export function makeAPIError(
   const message =
     envelope?.message == null ? null : scrubServerText(envelope.message, sensitiveForms);
   const ErrorClass = classFor(status, code);
+  const { requestId } = details;
   return new ErrorClass({
     ...details,
+    ...(requestId == null ? {} : { requestId: scrubServerText(requestId, sensitiveForms) }),
     status,
     code: code === null ? null : escapeControlCharacters(code),
     message,
-    headers,
+    headers: scrubHeaders(headers, sensitiveForms),
   });
+}
+
+/**
+ * A copy of `headers` with the forms scrubbed from every value: the error keeps its headers and
+ * `util.inspect` prints them, and a server or proxy may echo `Authorization` or the body in one.
+ */
+function scrubHeaders(headers: Headers, sensitiveForms: readonly string[]): Headers {
+  const scrubbed = new Headers();
+  // Iteration yields each `Set-Cookie` on its own and every other name once, values joined.
+  for (const [name, value] of headers) {
+    scrubbed.append(name, scrubServerText(value, sensitiveForms));
+  }
+  return scrubbed;
 }
 
 /** Reads `Retry-After` as seconds, from delta-seconds or an HTTP date. */

@@ -97,7 +97,10 @@ export interface RequestOptions {
    * @default the client's `maxRetries`
    */
   readonly maxRetries?: number;
-  /** Extra headers for this call; they cannot replace `Authorization` or `Idempotency-Key`. */
+  /**
+   * Extra headers for this call; `Authorization`, `Accept`, `Content-Type` and
+   * `Idempotency-Key` are the client's own, and an added one is ignored.
+   */
   readonly headers?: Readonly<Record<string, string>>;
   /**
    * The `Idempotency-Key` of a creating POST, for example the id of the job that creates the
@@ -417,9 +420,17 @@ function budgetIssues(budget: unknown): ValidationIssue[] {
   return issues;
 }
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point.
+const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
+
 /** Why a base URL is unusable (said without quoting it), or undefined when it is fine. */
 function describeBaseUrl(value: unknown): string | undefined {
   if (typeof value !== 'string') return 'must be a string';
+  // The URL parser drops surrounding whitespace, stray tabs and line breaks, but the client joins
+  // paths to the string as given, and every call would then fail with a bare TypeError.
+  if (value !== value.trim() || CONTROL_CHARACTER.test(value)) {
+    return 'must not start or end with whitespace, nor contain a line break or other control character';
+  }
   let url: URL;
   try {
     url = new URL(value);

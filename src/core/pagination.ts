@@ -16,6 +16,12 @@ import {
 /** How many empty pages in a row, each promising another, are taken before giving up. */
 export const MAX_EMPTY_PAGES_IN_A_ROW = 10;
 
+/**
+ * How many items `toArray()` without `max` collects before it gives up: a list that never ends
+ * must not grow an array until the process runs out of memory.
+ */
+const TO_ARRAY_DEFAULT_LIMIT = 10_000;
+
 /** @internal One fetched page with its response and the details of the call that got it. */
 export interface PageResult<T> extends APIResponse<PageBody<T>> {
   readonly details: CallDetails;
@@ -145,7 +151,11 @@ export class Page<T> implements AsyncIterable<T> {
     return this.#loadNext(nextCursor);
   }
 
-  /** Yields the items of this page and of every later page, fetching each page when reached. */
+  /**
+   * Yields the items of this page and of every later page, fetching each page when reached, for
+   * as long as the service keeps handing out pages: stopping a list that may be very long is the
+   * caller's (`break`, or `toArray({ max })`).
+   */
   async *[Symbol.asyncIterator](): AsyncGenerator<T, void, undefined> {
     for await (const page of iteratePages(this)) yield* page.data;
   }
@@ -162,7 +172,11 @@ async function* iteratePages<T>(first: Page<T>): AsyncGenerator<Page<T>, void, u
 
 /** Options of {@link PagePromise.toArray}. */
 export interface ToArrayOptions {
-  /** Stop after this many items (no later page is fetched once it is reached). */
+  /**
+   * Stop after this many items (no later page is fetched once it is reached); `Infinity`
+   * collects every item, however many.
+   * @default 10000, past which `toArray()` throws rather than return part of the list
+   */
   readonly max?: number;
 }
 
@@ -179,7 +193,11 @@ export interface ToArrayOptions {
  * ```
  */
 export class PagePromise<T> extends APIPromise<Page<T>> implements AsyncIterable<T> {
-  /** Yields every item of every page, one page fetched at a time. */
+  /**
+   * Yields every item of every page, one page fetched at a time, for as long as the service
+   * keeps handing out pages: the loop has no item limit of its own, so stopping a list that may
+   * be very long is the caller's (`break`, or `toArray({ max })`).
+   */
   async *[Symbol.asyncIterator](): AsyncGenerator<T, void, undefined> {
     yield* await this;
   }
@@ -199,25 +217,46 @@ export class PagePromise<T> extends APIPromise<Page<T>> implements AsyncIterable
   }
 
   /**
-   * Collects the items of every page into an array, or the first `max` of them.
+   * Collects the items of every page into an array, or the first `max` of them. Without `max`
+   * it holds at most 10 000 items, so that a list that never ends cannot exhaust memory; a
+   * longer list needs `max` (`Infinity` for no bound) or a `for await` loop.
    *
-   * @throws {RequestValidationError} when `max` is not a positive integer
+   * @throws {RequestValidationError} when `max` is not a positive integer (the first page was
+   *   already requested when the list method was called)
+   * @throws {SecretsVaultError} without `max`, when the list holds more than 10 000 items
    * @example
    * ```ts
    * const firstHundred = await client.audit.list().toArray({ max: 100 });
    * ```
    */
   async toArray(options: ToArrayOptions = {}): Promise<T[]> {
-    const { max = Number.POSITIVE_INFINITY } = options;
-    if (max !== Number.POSITIVE_INFINITY && !(Number.isSafeInteger(max) && max > 0)) {
+    const { max } = options;
+    if (
+      max !== undefined &&
+      max !== Number.POSITIVE_INFINITY &&
+      !(Number.isSafeInteger(max) && max > 0)
+    ) {
       // The first page is already on its way; its outcome no longer matters to anyone.
       this.catch(() => undefined);
       throw new RequestValidationError([{ path: ['max'], message: 'must be a positive integer' }]);
     }
+    const limit = max ?? TO_ARRAY_DEFAULT_LIMIT;
     const items: T[] = [];
-    for await (const item of this) {
-      items.push(item);
-      if (items.length >= max) break;
+    // Page by page, so that reaching the limit never requests the page after it.
+    for await (const page of this.pages()) {
+      const room = limit - items.length;
+      // Without `max`, a list of exactly the limit is returned whole; one that holds or promises
+      // more fails rather than come back cut short as if it were complete.
+      if (
+        max === undefined &&
+        (page.data.length > room || (page.data.length === room && page.hasNextPage()))
+      ) {
+        throw new SecretsVaultError(
+          `toArray() stopped at ${TO_ARRAY_DEFAULT_LIMIT} items: pass { max } to collect more, or iterate with for await`,
+        );
+      }
+      items.push(...page.data.slice(0, room));
+      if (items.length >= limit) break;
     }
     return items;
   }
