@@ -30,12 +30,20 @@ const UNSAFE_IN_DOUBLE_QUOTES = /[$`\\"]/;
  * POSIX shell sourcing the file all read back byte for byte (values may span lines).
  *
  * @throws {EnvFormatError} naming the variable (never its value) when a name is not a shell
- *   identifier, or a value holds a carriage return or a NUL, or a `'` together with one of
- *   `$`, a backtick, `\` or `"`
+ *   identifier, or a value holds a carriage return or a NUL, ends with `\`, or holds a `'`
+ *   together with one of `$`, a backtick, `\` or `"`
  */
 export function formatDotenv(variables: Readonly<Record<string, string>>): string {
   return lines(variables, (name, value) => {
     refuse(name, value, /[\r\0]/, 'a carriage return or a NUL, which dotenv readers alter');
+    // The dotenv package reads `\'` as an escaped quote, so a value ending in `\` would run on
+    // into the next line; in double quotes a shell would take the `\` as an escape.
+    refuse(
+      name,
+      value,
+      /\\$/,
+      'a \\ at its end, which the dotenv package reads as escaping the quote',
+    );
     if (!value.includes("'")) return `${name}='${value}'`;
     refuse(
       name,

@@ -23,6 +23,7 @@ import { escapeControlCharacters } from '../core/redaction.js';
 import { isUnavailableStatus } from '../core/retry.js';
 import type { StartupOptions } from '../resources/secrets.js';
 import type { LoadedSecrets } from '../startup/load.js';
+import { plainCopy } from '../startup/redacted.js';
 import { toEnv } from '../startup/to-env.js';
 import { ChildEnvError, childEnvironment } from './child-env.js';
 import { EnvFormatError, formatDotenv, formatShell } from './dotenv.js';
@@ -437,10 +438,9 @@ async function loadForRun(
   startup: StartupOptions,
 ): Promise<Snapshot> {
   const loaded: LoadedSecrets = await client.secrets.load(vaultId, startup);
-  // Copies are plain objects: `load`'s own print as [REDACTED], which a snapshot must not hold.
-  const secrets = Object.fromEntries(
-    Object.entries(loaded).map(([name, value]) => [name, { ...value }]),
-  );
+  // `load`'s record prints as [REDACTED], which a snapshot must not hold: a plain copy of the
+  // data does not (a secret or key named `toJSON` included).
+  const secrets = plainCopy(loaded);
   const references: Record<string, string> = {};
   const referencing = Object.fromEntries(
     Object.entries(process.env).filter(([, value]) => value?.startsWith('vault://')),

@@ -297,8 +297,8 @@ export class Secrets extends APIResource {
   /**
    * Returns a copy of a record (such as `process.env`) in which every
    * `vault://<vaultId>/<secret name>/<key>` reference (each part percent-encoded) is replaced by
-   * the value it names; other values pass unchanged. Each vault referenced is read once, all in
-   * parallel, however many references point into it. Like {@link Secrets.load}, it waits out an
+   * the value it names; other values pass unchanged. Each vault referenced is read once, however
+   * many references point into it, at most 8 at a time. Like {@link Secrets.load}, it waits out an
    * unavailable service for `wait`.
    *
    * @throws {SecretReferenceError} for a malformed reference (before any request), or one that

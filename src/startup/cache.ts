@@ -1,22 +1,35 @@
 /**
  * A cache of loaded secrets for long-running servers: fresh from memory within `ttl`, served
  * stale while a background refresh runs, and kept through an outage of the service up to
- * `maxStale` (the stale-if-error of HTTP caches, as the AWS Secrets Manager caching client does).
+ * `maxStale` (the stale-if-error of HTTP caches, as the AWS Secrets Manager caching client does),
+ * but never past a verdict: a refused token or a vault gone ends the cached value.
  */
 import type { SecretsVault } from '../client.js';
-import type { LoadResult } from './load.js';
+import { APIError } from '../core/errors.js';
+import { now } from '../core/retry.js';
+import { type LoadedSecrets, type LoadResult, validateLoaded } from './load.js';
+import { ownData, plainCopy } from './redacted.js';
 import type { StandardSchemaV1 } from './standard-schema.js';
 
 /** Options of {@link createSecretCache}. */
 export interface SecretCacheOptions {
-  /** Milliseconds a loaded vault is served from memory without asking the service. */
+  /**
+   * Milliseconds a loaded vault is served from memory without asking the service, measured on
+   * a monotonic clock (`performance.now()`), so a wall clock stepped back does not extend it.
+   */
   readonly ttl: number;
   /**
    * Milliseconds past `ttl` that the last good value is still served while refreshes fail;
-   * after that, `load` throws the refresh's own error.
+   * after that, `load` throws the refresh's own error. A verdict (401, 403, 404) ends it at once.
    * @default Infinity (keep serving the last good value while the service is down)
    */
   readonly maxStale?: number;
+  /**
+   * How many vaults are kept; loading one more forgets the least recently loaded. A vault whose
+   * first load failed is never kept, so unknown vault ids take no room.
+   * @default 1000
+   */
+  readonly maxEntries?: number;
   /**
    * Milliseconds the first load of a vault waits out an unavailable service, as `wait` of
    * `client.secrets.load`; background refreshes use the client's ordinary retry policy (the
@@ -26,14 +39,25 @@ export interface SecretCacheOptions {
   readonly wait?: number;
   /**
    * Called when a refresh brings values different from the cached ones (values are compared,
-   * not objects). An error it throws is ignored.
+   * not objects), with the vault's new record (as `load` without a schema gives it). An error
+   * it throws is ignored.
    */
-  readonly onChange?: (vaultId: string, loaded: unknown) => void;
+  readonly onChange?: (vaultId: string, loaded: LoadedSecrets) => void;
+  /**
+   * Called with the error of every failed refresh of a cached vault (a failed first load is
+   * the caller's error, not reported here), so an outage or a revoked token shows in the logs
+   * while the cache serves the last good value. An error it throws is ignored.
+   */
+  readonly onError?: (vaultId: string, error: unknown) => void;
 }
 
 /** Options of {@link SecretCache.load}. */
 export interface SecretCacheLoadOptions<Schema extends StandardSchemaV1 | undefined> {
-  /** A Standard Schema to validate and type the loaded secrets, as for `client.secrets.load`. */
+  /**
+   * A Standard Schema to validate and type the loaded secrets, as for `client.secrets.load`.
+   * It is applied to the cached record on every call, so a schema written inline still hits
+   * the cache, and two schemas loading one vault each get their own output from one request.
+   */
   readonly schema?: Schema;
 }
 
@@ -42,9 +66,13 @@ export interface SecretCache {
   /**
    * The secrets of a vault: from memory within `ttl`, else the cached value while a refresh runs
    * in the background, or the result of a load when nothing usable is cached. Concurrent callers
-   * share one request.
+   * share one request. Without a schema, every caller gets the same deep-frozen record; with
+   * one, each call gets the schema's output of its own. Either way no caller can change what
+   * another gets.
    *
-   * @throws the error of the load (or of the failing refreshes, once `maxStale` has passed)
+   * @throws the error of the load (or of the failing refreshes, once `maxStale` has passed, or
+   *   of the refresh that got a verdict: a 401, 403 or 404 drops the vault)
+   * @throws {SecretsSchemaError} when `schema` rejects the cached record (which stays cached)
    */
   load<Schema extends StandardSchemaV1 | undefined = undefined>(
     vaultId: string,
@@ -52,28 +80,36 @@ export interface SecretCache {
   ): Promise<LoadResult<Schema>>;
   /** Forgets every cached vault; the next `load` asks the service. */
   clear(): void;
+  /** How many loaded vaults are kept: at most `maxEntries`. */
+  readonly size: number;
 }
 
 interface Entry {
-  value?: unknown;
-  /** When the cached value was loaded (`Date.now()`), if there is one. */
+  /** The vault's record, deep-frozen: handed to every caller without a schema. */
+  record?: LoadedSecrets;
+  /** When the record was loaded, on the monotonic clock, if there is one. */
   loadedAt?: number;
-  inflight?: Promise<unknown>;
-  /** The error of the latest refresh, cleared by the next success. */
-  error?: unknown;
+  inflight?: Promise<LoadedSecrets>;
 }
 
+// Answers that are a decision about the token or the vault, not an outage: serving the old
+// value after one would outlive a revoked token or a deleted vault.
+const VERDICTS = new Set([401, 403, 404]);
+
 /**
- * Creates a cache of loaded secrets for a long-running server.
+ * Creates a cache of loaded secrets for a long-running server. Entries are keyed by vault id
+ * alone: the cache keeps each vault's record, and applies the schema of each `load` to it.
  *
- * @throws {RangeError} when `ttl` or `maxStale` is not a non-negative number, or `wait` is not a
- *   whole number of milliseconds from 0 (or `Infinity`)
+ * @throws {RangeError} when `ttl` or `maxStale` is not a non-negative number, `maxEntries` is
+ *   not a whole number from 1 (or `Infinity`), or `wait` is not a whole number of milliseconds
+ *   from 0 (or `Infinity`)
  * @example
  * ```ts
  * const cache = createSecretCache(client, {
  *   ttl: 60_000,
  *   maxStale: 10 * 60_000,
  *   onChange: (vaultId) => console.info(`secrets of ${vaultId} changed`),
+ *   onError: (vaultId, error) => console.warn(`refreshing ${vaultId} failed`, error),
  * });
  * app.use(async (request, response, next) => {
  *   const { stripe } = await cache.load(vaultId);
@@ -82,9 +118,23 @@ interface Entry {
  * ```
  */
 export function createSecretCache(client: SecretsVault, options: SecretCacheOptions): SecretCache {
-  const { ttl, maxStale = Number.POSITIVE_INFINITY, wait, onChange } = options;
+  const {
+    ttl,
+    maxStale = Number.POSITIVE_INFINITY,
+    maxEntries = 1000,
+    wait,
+    onChange,
+    onError,
+  } = options;
   if (!(ttl >= 0) || !(maxStale >= 0)) {
     throw new RangeError('createSecretCache: ttl and maxStale must be milliseconds, 0 or more');
+  }
+  if (
+    !(maxEntries >= 1 && (Number.isInteger(maxEntries) || maxEntries === Number.POSITIVE_INFINITY))
+  ) {
+    throw new RangeError(
+      'createSecretCache: maxEntries must be a whole number from 1, or Infinity',
+    );
   }
   if (
     wait !== undefined &&
@@ -94,35 +144,48 @@ export function createSecretCache(client: SecretsVault, options: SecretCacheOpti
       'createSecretCache: wait must be whole milliseconds, 0 or more, or Infinity',
     );
   }
-  // One map per schema (a schema changes what is cached), then one entry per vault.
-  let entries = new WeakMap<object, Map<string, Entry>>();
-  const withoutSchema = {};
+  // Monotonic: the wall clock can be stepped back (NTP, a resumed VM) and must not keep a value
+  // fresh for an hour.
+  // Loaded vaults in order of use, least recent first (a Map iterates in insertion order).
+  let entries = new Map<string, Entry>();
+  // First loads under way, shared by concurrent callers; a vault enters `entries` only once
+  // loaded, so a failure (an unknown vault id) neither takes room nor pushes a vault out.
+  let firstLoads = new Map<string, Entry>();
 
-  const refresh = (vaultId: string, schema: StandardSchemaV1 | undefined, entry: Entry) => {
+  const keep = (vaultId: string, entry: Entry) => {
+    if (firstLoads.get(vaultId) !== entry) return; // cleared meanwhile
+    firstLoads.delete(vaultId);
+    for (const oldest of entries.keys()) {
+      if (entries.size < maxEntries) break;
+      entries.delete(oldest);
+    }
+    entries.set(vaultId, entry);
+  };
+
+  const refresh = (vaultId: string, entry: Entry): Promise<LoadedSecrets> => {
     // Only a vault with nothing cached makes its caller wait for the service to come back.
     const first = entry.loadedAt === undefined;
     entry.inflight ??= client.secrets
-      .load(vaultId, {
-        ...(schema === undefined ? {} : { schema }),
-        ...(first ? (wait === undefined ? {} : { wait }) : { wait: 0 }),
-      })
+      .load(vaultId, first ? (wait === undefined ? {} : { wait }) : { wait: 0 })
       .then(
-        (value) => {
-          const changed = entry.loadedAt !== undefined && !sameData(entry.value, value);
-          entry.value = value;
-          entry.loadedAt = Date.now();
-          delete entry.error;
-          if (changed && onChange) {
-            try {
-              onChange(vaultId, value);
-            } catch {
-              // An observer must not break the cache.
-            }
-          }
-          return value;
+        (loaded) => {
+          const record = freezeDeep(loaded);
+          const changed = !first && !sameData(entry.record, record);
+          entry.record = record;
+          entry.loadedAt = now();
+          if (first) keep(vaultId, entry);
+          if (changed && onChange) notify(() => onChange(vaultId, record));
+          return record;
         },
         (error: unknown) => {
-          entry.error = error;
+          if (first) {
+            if (firstLoads.get(vaultId) === entry) firstLoads.delete(vaultId);
+          } else {
+            if (error instanceof APIError && VERDICTS.has(error.status)) {
+              if (entries.get(vaultId) === entry) entries.delete(vaultId);
+            }
+            if (onError) notify(() => onError(vaultId, error));
+          }
           throw error;
         },
       )
@@ -132,29 +195,63 @@ export function createSecretCache(client: SecretsVault, options: SecretCacheOpti
     return entry.inflight;
   };
 
+  const current = async (vaultId: string, entry: Entry): Promise<LoadedSecrets> => {
+    if (entry.loadedAt === undefined || entry.record === undefined) return refresh(vaultId, entry);
+    const age = now() - entry.loadedAt;
+    if (age < ttl) return entry.record;
+    if (age - ttl <= maxStale) {
+      // Stale but usable: answer now, refresh behind the caller's back (onError hears of it).
+      refresh(vaultId, entry).catch(() => undefined);
+      return entry.record;
+    }
+    // Too stale to serve: the caller waits for a refresh, and gets its error if it fails.
+    return refresh(vaultId, entry);
+  };
+
   return {
     async load(vaultId, loadOptions = {}) {
-      const { schema } = loadOptions;
-      const byVault = entries.get(schema ?? withoutSchema) ?? new Map<string, Entry>();
-      entries.set(schema ?? withoutSchema, byVault);
-      const entry = byVault.get(vaultId) ?? {};
-      byVault.set(vaultId, entry);
-
-      if (entry.loadedAt === undefined) return (await refresh(vaultId, schema, entry)) as never;
-      const age = Date.now() - entry.loadedAt;
-      if (age < ttl) return entry.value as never;
-      if (age - ttl <= maxStale) {
-        // Stale but usable: answer now, refresh behind the caller's back.
-        refresh(vaultId, schema, entry).catch(() => undefined);
-        return entry.value as never;
+      let entry = entries.get(vaultId);
+      if (entry === undefined) {
+        entry = firstLoads.get(vaultId) ?? {};
+        firstLoads.set(vaultId, entry);
+      } else {
+        // Most recently used: to the end of the line.
+        entries.delete(vaultId);
+        entries.set(vaultId, entry);
       }
-      // Too stale to serve: the caller waits for a refresh, and gets its error if it fails.
-      return (await refresh(vaultId, schema, entry)) as never;
+
+      const record = await current(vaultId, entry);
+      const { schema } = loadOptions;
+      if (schema === undefined) return record as never;
+      // Each call validates a copy: a schema that changes its input cannot change the cache.
+      return (await validateLoaded(plainCopy(record), schema)) as never;
     },
     clear() {
-      entries = new WeakMap();
+      entries = new Map();
+      firstLoads = new Map();
+    },
+    get size() {
+      return entries.size;
     },
   };
+}
+
+/** Calls an observer; an observer must not break the cache. */
+function notify(call: () => void): void {
+  try {
+    call();
+  } catch {
+    // Ignored, as documented.
+  }
+}
+
+/** Freezes a loaded record and every object in it, so callers sharing it cannot change it. */
+function freezeDeep<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const [, item] of ownData(value)) freezeDeep(item);
+  }
+  return value;
 }
 
 /** Deep equality of plain data: what `onChange` compares (the print hooks are not data). */
@@ -162,14 +259,10 @@ function sameData(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
   if (Array.isArray(a) !== Array.isArray(b)) return false;
-  const aKeys = Object.keys(a);
-  const bKeys = Object.keys(b);
+  const aEntries = ownData(a);
+  const bEntries = new Map(ownData(b));
   return (
-    aKeys.length === bKeys.length &&
-    aKeys.every(
-      (key) =>
-        Object.hasOwn(b, key) &&
-        sameData((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key]),
-    )
+    aEntries.length === bEntries.size &&
+    aEntries.every(([key, item]) => bEntries.has(key) && sameData(item, bEntries.get(key)))
   );
 }

@@ -40,17 +40,49 @@ export async function buildLoaded(
   const record: LoadedSecrets = Object.fromEntries(
     secrets.map((secret) => [secret.name, { ...secret.value }]),
   );
+  return validateLoaded(record, schema);
+}
+
+/**
+ * Validates a loaded record with `schema` (when there is one) and makes the result print as
+ * `[REDACTED]`; the cache applies each caller's schema to its cached record through this.
+ * `record` is handed to the schema as is: pass a copy of anything shared.
+ *
+ * @throws {SecretsSchemaError} when the schema rejects the record, or throws: every message is
+ *   scrubbed of every value of `record`, and the thrown error is not kept
+ */
+export async function validateLoaded(
+  record: LoadedSecrets,
+  schema: StandardSchemaV1 | undefined,
+): Promise<unknown> {
   if (schema === undefined) return redactWhenPrinted(record);
 
-  const result = await schema['~standard'].validate(record);
+  // A validator may quote what it received ("received 'hunter2'"): every value is scrubbed.
+  const scrub = (text: string) =>
+    scrubServerText(
+      text,
+      sensitiveForms(Object.values(record).flatMap((value) => Object.values(value))),
+    );
+  let result: StandardSchemaV1.Result<unknown>;
+  try {
+    result = await schema['~standard'].validate(record);
+  } catch (thrown) {
+    // A transform that throws ("cannot parse <value>"): only its message is kept, scrubbed, as
+    // an issue; the error itself (its stack, its cause) may hold the value, and is dropped.
+    let message = 'a value that cannot be printed';
+    try {
+      message = String(thrown instanceof Error ? thrown.message : thrown);
+    } catch {
+      // A thrown object whose toString throws: the placeholder says so.
+    }
+    throw new SecretsSchemaError([{ path: [], message: scrub(`the schema threw: ${message}`) }]);
+  }
   if (result.issues !== undefined) {
-    // A validator may quote what it received ("received 'hunter2'"): every value is scrubbed.
-    const forms = sensitiveForms(secrets.flatMap((secret) => Object.values(secret.value)));
     throw new SecretsSchemaError(
       result.issues.map(
         (issue): ValidationIssue => ({
           path: (issue.path ?? []).map(pathKey),
-          message: scrubServerText(issue.message, forms),
+          message: scrub(issue.message),
         }),
       ),
     );

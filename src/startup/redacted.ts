@@ -8,29 +8,100 @@
 const REDACTED = '[REDACTED]';
 // Node and Bun read the first, Deno the second.
 const INSPECT_HOOKS = [Symbol.for('nodejs.util.inspect.custom'), Symbol.for('Deno.customInspect')];
+const HOOK_KEYS: readonly PropertyKey[] = ['toJSON', ...INSPECT_HOOKS];
 
 type Inspect = (value: unknown, options?: unknown) => string;
 
 /**
+ * Data stored under a hook's name (a secret key named `toJSON`), by the hook that took its
+ * place: a serialiser reads `toJSON` like any property, so only the hook holding the name keeps
+ * the object's other values out of a log. Keyed by the hook, so {@link ownData} finds the data
+ * in a spread copy of the object too.
+ */
+const displaced = new WeakMap<object, unknown>();
+/** Objects that carry the hooks already: redacting one again changes nothing. */
+const hooked = new WeakSet<object>();
+
+/**
  * Makes every plain object and array inside `value` (and `value` itself) print with its values
- * replaced by `[REDACTED]`. The hooks are non-enumerable, so keys, spreads, equality checks and
- * property reads see the data as it is. Returns `value`.
+ * replaced by `[REDACTED]`, and returns it. The hooks are non-enumerable, so keys, spreads and
+ * property reads see the data as it is. An object that cannot take them (frozen, sealed, or
+ * with a property that cannot be redefined, as a schema's `.readonly()` output) is replaced by
+ * a copy that can, with the same prototype, properties and integrity (a frozen object gives a
+ * frozen copy); so use what this returns, not `value`.
  */
 export function redactWhenPrinted<T>(value: T): T {
-  mark(value, new WeakSet());
-  return value;
+  return redact(value, new Map()) as T;
 }
 
-function mark(value: unknown, seen: WeakSet<object>): void {
-  if (typeof value !== 'object' || value === null || seen.has(value)) return;
-  seen.add(value);
-  if (!isPlainData(value) || !Object.isExtensible(value)) return;
-  const target = value;
-  const hook = (name: PropertyKey, run: (...args: unknown[]) => unknown) => {
-    // A secret key named `toJSON` is data: it wins, and the parent's hook still covers it.
-    if (!Object.hasOwn(target, name)) {
-      Object.defineProperty(target, name, { value: run, enumerable: false, configurable: true });
+/**
+ * The own enumerable string-keyed entries of an object, with the data a print hook displaced (in
+ * a redacted object, or a spread copy of one) in the hook's place: what `Object.entries` gave
+ * before the object was redacted.
+ */
+export function ownData(value: object): [string, unknown][] {
+  return Object.entries(value).map(([key, item]) => [
+    key,
+    typeof item === 'function' && displaced.has(item) ? displaced.get(item) : item,
+  ]);
+}
+
+/**
+ * A deep copy of redacted plain data with no hook (and the displaced data back in place): what
+ * a schema may be handed, or a caller may change, without touching the original.
+ */
+export function plainCopy<T>(value: T): T {
+  if (typeof value !== 'object' || value === null || !isPlainData(value)) return value;
+  if (Array.isArray(value)) return value.map((item) => plainCopy(item)) as T;
+  // Object.fromEntries defines each key as data, so a key named `__proto__` stays a key.
+  return Object.fromEntries(ownData(value).map(([key, item]) => [key, plainCopy(item)])) as T;
+}
+
+function redact(value: unknown, done: Map<object, object>): unknown {
+  if (typeof value !== 'object' || value === null || !isPlainData(value) || hooked.has(value)) {
+    return value;
+  }
+  const known = done.get(value);
+  if (known !== undefined) return known;
+
+  const descriptors = Reflect.ownKeys(value).map(
+    (key) => [key, Object.getOwnPropertyDescriptor(value, key) as PropertyDescriptor] as const,
+  );
+  // Copied when a hook or a redacted child could not be defined in place.
+  const copy =
+    !Object.isExtensible(value) ||
+    descriptors.some(
+      ([key, { configurable, writable }]) =>
+        !configurable && (!writable || HOOK_KEYS.includes(key)),
+    );
+  const target: object = copy
+    ? Array.isArray(value)
+      ? []
+      : Object.create(Object.getPrototypeOf(value) as object | null)
+    : value;
+  // Registered before the children, so a cycle leads back to the object being built.
+  done.set(value, target);
+
+  const hidden = new Map<PropertyKey, unknown>();
+  const enumerable = new Map<PropertyKey, boolean>();
+  for (const [key, descriptor] of descriptors) {
+    const original = descriptor.value;
+    if ('value' in descriptor) descriptor.value = redact(original, done);
+    if (HOOK_KEYS.includes(key)) {
+      // Data under a hook's name: the hook takes the name, and keeps it listed (`displaced`).
+      hidden.set(key, descriptor.value);
+      enumerable.set(key, descriptor.enumerable === true);
+    } else if (copy || descriptor.value !== original) {
+      Object.defineProperty(target, key, descriptor);
     }
+  }
+  const hook = (name: PropertyKey, run: (...args: unknown[]) => unknown) => {
+    if (hidden.has(name)) displaced.set(run, hidden.get(name));
+    Object.defineProperty(target, name, {
+      value: run,
+      enumerable: enumerable.get(name) ?? false,
+      configurable: true,
+    });
   };
   hook('toJSON', () => redactedCopy(target, new WeakSet()));
   for (const symbol of INSPECT_HOOKS) {
@@ -39,7 +110,12 @@ function mark(value: unknown, seen: WeakSet<object>): void {
       return typeof inspect === 'function' ? (inspect as Inspect)(copy, options) : copy;
     });
   }
-  for (const child of Object.values(target)) mark(child, seen);
+  hooked.add(target);
+  // A copy keeps the integrity of what it replaces: frozen stays frozen.
+  if (Object.isFrozen(value)) Object.freeze(target);
+  else if (Object.isSealed(value)) Object.seal(target);
+  else if (!Object.isExtensible(value)) Object.preventExtensions(target);
+  return target;
 }
 
 function redactedCopy(value: unknown, seen: WeakSet<object>): unknown {
@@ -51,9 +127,7 @@ function redactedCopy(value: unknown, seen: WeakSet<object>): unknown {
   seen.add(value);
   const copy = Array.isArray(value)
     ? value.map((item) => redactedCopy(item, seen))
-    : Object.fromEntries(
-        Object.entries(value).map(([key, item]) => [key, redactedCopy(item, seen)]),
-      );
+    : Object.fromEntries(ownData(value).map(([key, item]) => [key, redactedCopy(item, seen)]));
   seen.delete(value);
   return copy;
 }

@@ -7,6 +7,9 @@ import { SecretReferenceError } from '../core/errors.js';
 import type { SecretWithValue } from '../resources/secrets.js';
 
 const SCHEME = 'vault://';
+// Vaults read at once: enough to overlap round trips, few enough that a config with references
+// into thousands of vaults does not open thousands of connections (or trip the rate limit).
+const MAX_IN_FLIGHT = 8;
 
 /** What a reference points at. */
 interface Reference {
@@ -49,7 +52,8 @@ function parseReference(text: string): Reference | undefined {
 /**
  * Returns a copy of `record` with every reference replaced by the value it names; other values
  * pass unchanged. Every reference is read before anything is fetched, then each vault that a
- * reference points into is fetched once, all in parallel.
+ * reference points into is fetched once, at most 8 at a time. The first failure ends the call:
+ * no further vault is fetched.
  *
  * @throws {SecretReferenceError} for a malformed reference (before any request), or one that
  *   names a secret or key the vault does not have
@@ -65,7 +69,7 @@ export async function resolveReferences<Values extends Record<string, string | u
     if (reference !== undefined) references.set(value, reference);
   }
   const vaultIds = [...new Set([...references.values()].map((reference) => reference.vaultId))];
-  const fetched = await Promise.all(vaultIds.map((vaultId) => fetchValues(vaultId)));
+  const fetched = await mapLimited(vaultIds, MAX_IN_FLIGHT, fetchValues);
   const byVault = new Map(vaultIds.map((vaultId, index) => [vaultId, fetched[index] ?? []]));
 
   const resolve = (reference: Reference): string => {
@@ -93,4 +97,29 @@ export async function resolveReferences<Values extends Record<string, string | u
       return [name, reference === undefined ? value : resolve(reference)];
     }),
   ) as { [Key in keyof Values]: Values[Key] };
+}
+
+/**
+ * `Promise.all(items.map(run))` with at most `limit` calls of `run` pending at a time; results
+ * in the order of `items`. Rejects with the first failure, after which no call starts.
+ */
+async function mapLimited<Item, Result>(
+  items: readonly Item[],
+  limit: number,
+  run: (item: Item) => Promise<Result>,
+): Promise<Result[]> {
+  const results: Result[] = [];
+  let next = 0;
+  const worker = async () => {
+    for (let index = next++; index < items.length; index = next++) {
+      try {
+        results[index] = await run(items[index] as Item);
+      } catch (error) {
+        next = items.length;
+        throw error;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
 }

@@ -2,6 +2,7 @@
  * Environment variables from loaded secrets: `database` + `password` → `DATABASE_PASSWORD`.
  */
 import { SecretsSchemaError } from '../core/errors.js';
+import { ownData, plainCopy, redactWhenPrinted } from './redacted.js';
 
 /** Options of {@link toEnv}. */
 export interface ToEnvOptions {
@@ -17,6 +18,10 @@ export interface ToEnvOptions {
  * named after the secret. Two values that map to one variable are an error naming both, never a
  * silent overwrite.
  *
+ * The result prints as `[REDACTED]` for every value, as a loaded record does; reading a variable,
+ * spreading the record, `Object.entries` and `Object.assign(process.env, …)` see the real strings
+ * (the print hooks are non-enumerable, so they are not copied).
+ *
  * @throws {SecretsSchemaError} when two values map to the same variable name
  * @example
  * ```ts
@@ -31,7 +36,8 @@ export function toEnv(loaded: object, options: ToEnvOptions = {}): Record<string
   const add = (path: Array<string | number>, value: unknown) => {
     if (value === undefined || value === null) return;
     if (typeof value === 'object' && !Array.isArray(value)) {
-      for (const [key, item] of Object.entries(value)) add([...path, key], item);
+      // ownData: a key named `toJSON` holds the print hook, and its value is still a variable.
+      for (const [key, item] of ownData(value)) add([...path, key], item);
       return;
     }
     const name = prefix + path.map((part) => variablePart(String(part))).join('_');
@@ -43,10 +49,11 @@ export function toEnv(loaded: object, options: ToEnvOptions = {}): Record<string
       ]);
     }
     origins.set(name, path);
-    env[name] = typeof value === 'string' ? value : JSON.stringify(value);
+    // A plain copy: the print hook of a loaded array would make its JSON all `[REDACTED]`.
+    env[name] = typeof value === 'string' ? value : JSON.stringify(plainCopy(value));
   };
-  for (const [name, value] of Object.entries(loaded)) add([name], value);
-  return env;
+  for (const [name, value] of ownData(loaded)) add([name], value);
+  return redactWhenPrinted(env);
 }
 
 function variablePart(text: string): string {

@@ -105,7 +105,7 @@ describe('formatDotenv', () => {
       V_PEM: '-----BEGIN KEY-----\nMIIB\n-----END KEY-----',
       V_QUOTED: `"double" and \`back\``,
       V_DOLLAR: `$HOME and $(touch ${CANARY}) and \`touch ${CANARY}\` and \${PATH}`,
-      V_BACKSLASH: 'C:\\path\\n\\',
+      V_BACKSLASH: 'C:\\path\\n\\ end',
       V_APOSTROPHE: "it's fine",
       V_EMPTY: '',
     };
@@ -125,10 +125,16 @@ describe('formatDotenv', () => {
     ['a \' with a "', `it's "x"`],
     ['a carriage return, which the readers alter', 'line\r\nbreak'],
     ['a NUL', 'a\0b'],
+    ['a \\ at its end, which dotenv reads as escaping the quote', 'C:\\dir\\'],
   ])('refuses a value with %s, naming the variable only', (_case, secret) => {
     expect(() => formatDotenv({ ODD: secret })).toThrow(
       /^the value of ODD cannot be written in this format: .*use --format json$/,
     );
+  });
+
+  it('refuses a value ending in \\ rather than let dotenv run it into the next line', () => {
+    // Found by the property above: dotenv read V_A as the rest of the file.
+    expect(() => formatDotenv({ V_A: '\\', V_0: '\n' })).toThrow(/the value of V_A/);
   });
 
   it('refuses a name a shell would run as a command', () => {

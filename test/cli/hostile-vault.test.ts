@@ -45,7 +45,7 @@ beforeEach(async (context) => {
     // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell expansion, kept literal on purpose.
     expansion: '${HOME} $PATH $$',
     quotes: '"double" # not a comment',
-    backslashes: 'C:\\dir\\n\\',
+    backslashes: 'C:\\dir\\n\\ and more',
     multiline: 'line one\nline two',
   };
   otherVaultId = await vaultWith({ db: { password: 'other-vault-password' } });

@@ -48,6 +48,8 @@ beforeEach(async (context) => {
     name: HOSTILE_NAME,
     value: { [HOSTILE_KEY]: 'odd-name-value' },
   });
+  // Names that collide with what printing and serialising look up.
+  await operator.secrets.create(vault.id, { name: 'toJSON', value: { toJSON: 'json-value' } });
   // A value that names another vault: it is data, never resolved, from the service or a snapshot.
   await operator.secrets.create(vault.id, {
     name: 'pivot',
@@ -76,6 +78,7 @@ const PRINTED = [
   'APP_UNICODE',
   'APP_ESCAPES',
   'WE_IRD_NAME_X__K_EY_HOME',
+  'TOJSON_TOJSON',
   'PIVOT_REF',
   'FROM_ENV',
 ];
@@ -88,6 +91,7 @@ function expectedEnv(): Record<string, string> {
     APP_UNICODE: HOSTILE.unicode,
     APP_ESCAPES: HOSTILE.escapes,
     WE_IRD_NAME_X__K_EY_HOME: 'odd-name-value',
+    TOJSON_TOJSON: 'json-value',
     PIVOT_REF: `vault://${otherVaultId}/db/password`,
     FROM_ENV: 'other-vault-pw',
   };
