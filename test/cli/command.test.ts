@@ -3,12 +3,11 @@
  * way the package builds it) against the mock served over HTTP on loopback. Exit codes, signals,
  * and no secret value on stdout or stderr except through `export`.
  */
-import type { ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { parseEnv } from 'node:util';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { SecretsVault } from '../../src/index.js';
-import { finished, useCommand } from './harness.js';
+import { finished, nodeRunning, untilOutput, useCommand } from './harness.js';
 
 const PASSWORD = 'pa$$word with "quotes" and \'more\'';
 const PEM = '-----BEGIN KEY-----\nMIIBOgIBAAJBAK\n-----END KEY-----';
@@ -42,11 +41,7 @@ const runNode = (script: string, ...args: string[]) => [
   'run',
   '--vault',
   vaultId,
-  '--',
-  process.execPath,
-  '-e',
-  script,
-  ...args,
+  ...nodeRunning(script, ...args),
 ];
 
 /** A child command (node itself) that prints its environment as JSON. */
@@ -139,7 +134,7 @@ describe('secrets-vault run', () => {
         ),
       );
       const outcome = finished(child);
-      await untilOutput(child, 'ready');
+      await untilOutput(child.stdout, 'ready');
       child.kill(signal);
       const result = await outcome;
       expect(result.stdout).toContain('caught');
@@ -150,21 +145,11 @@ describe('secrets-vault run', () => {
   it('exits 128 + the signal number when a signal ended the command', async () => {
     const child = start(runNode("console.log('ready'); setInterval(() => {}, 1000);"));
     const outcome = finished(child);
-    await untilOutput(child, 'ready');
+    await untilOutput(child.stdout, 'ready');
     child.kill('SIGTERM');
     expect((await outcome).code).toBe(128 + 15);
   });
 });
-
-function untilOutput(child: ChildProcess, text: string): Promise<void> {
-  return new Promise((resolve) => {
-    let seen = '';
-    child.stdout?.on('data', (chunk) => {
-      seen += chunk;
-      if (seen.includes(text)) resolve();
-    });
-  });
-}
 
 describe('secrets-vault export', () => {
   it('refuses dotenv for a value no quoting carries, naming its variable only', async () => {

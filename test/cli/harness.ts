@@ -121,3 +121,22 @@ export function finished(child: ChildProcess): Promise<Result> {
     child.once('close', (code) => resolve({ code, stdout, stderr }));
   });
 }
+
+/** The part of `run`'s arguments after `--` that runs `script` in node itself. */
+export function nodeRunning(script: string, ...args: string[]): string[] {
+  return ['--', process.execPath, '-e', script, ...args];
+}
+
+/** Resolves once `text` has appeared on `stream`. */
+export function untilOutput(
+  stream: NodeJS.ReadableStream | null | undefined,
+  text: string,
+): Promise<void> {
+  return new Promise((resolve) => {
+    let seen = '';
+    stream?.on('data', (chunk) => {
+      seen += chunk;
+      if (seen.includes(text)) resolve();
+    });
+  });
+}

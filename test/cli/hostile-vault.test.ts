@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { parseEnv } from 'node:util';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { SecretsVault } from '../../src/index.js';
-import { finished, type Result, useCommand } from './harness.js';
+import { finished, nodeRunning, type Result, untilOutput, useCommand } from './harness.js';
 
 const command = useCommand();
 const { mock } = command;
@@ -168,10 +168,9 @@ function printing(id: string, flags: readonly string[], ...names: string[]): str
     '--vault',
     id,
     ...flags,
-    '--',
-    process.execPath,
-    '-e',
-    `console.log(JSON.stringify(Object.fromEntries(${JSON.stringify(names)}.map((n) => [n, process.env[n] ?? null]))))`,
+    ...nodeRunning(
+      `console.log(JSON.stringify(Object.fromEntries(${JSON.stringify(names)}.map((n) => [n, process.env[n] ?? null]))))`,
+    ),
   ];
 }
 
@@ -260,10 +259,9 @@ describe('run', () => {
       'run',
       '--vault',
       vaultId,
-      '--',
-      process.execPath,
-      '-e',
-      "process.on('SIGHUP', () => { console.log('hung up'); setTimeout(() => process.exit(3), 300); }); console.log('ready'); setInterval(() => {}, 1000);",
+      ...nodeRunning(
+        "process.on('SIGHUP', () => { console.log('hung up'); setTimeout(() => process.exit(3), 300); }); console.log('ready'); setInterval(() => {}, 1000);",
+      ),
     ]);
     const outcome = finished(child);
     await untilOutput(child.stdout, 'ready');
@@ -282,17 +280,7 @@ describe('run', () => {
       "console.log('ready');",
       "setTimeout(() => { console.log('interrupts=' + count); process.exit(0); }, 1500);",
     ].join(' ');
-    const inner = [
-      process.execPath,
-      command.cli,
-      'run',
-      '--vault',
-      vaultId,
-      '--',
-      process.execPath,
-      '-e',
-      script,
-    ]
+    const inner = [process.execPath, command.cli, 'run', '--vault', vaultId, ...nodeRunning(script)]
       .map((part) => `'${part.replaceAll("'", "'\\''")}'`)
       .join(' ');
     const terminal = spawn('script', ['-qec', inner, '/dev/null'], {
@@ -323,13 +311,3 @@ describe('ls', () => {
     expect(result.stdout).toContain('key\\u009b31m');
   });
 });
-
-function untilOutput(stream: NodeJS.ReadableStream | null, text: string): Promise<void> {
-  return new Promise((resolve) => {
-    let seen = '';
-    stream?.on('data', (chunk) => {
-      seen += chunk;
-      if (seen.includes(text)) resolve();
-    });
-  });
-}

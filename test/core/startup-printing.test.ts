@@ -4,12 +4,11 @@
  * record of variables `toEnv` builds. A schema that throws is a `SecretsSchemaError` without the
  * value its message quoted.
  */
-import { Console } from 'node:console';
-import { Writable } from 'node:stream';
 import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { SecretsSchemaError, type StandardSchemaV1, toEnv } from '../../src/index.js';
+import { printedByConsole } from '../console-capture.js';
 import { createClient, ok, route, secret } from '../helpers.js';
 import { rejectionOf } from '../rejection.js';
 
@@ -32,16 +31,10 @@ function serveVault(extra: ReturnType<typeof secret>[] = []) {
 
 /** Every way a value gets printed: inspect at any depth, JSON, a real console, alone and nested. */
 function printings(value: unknown): string[] {
-  const lines: string[] = [];
-  const stream = new Writable({
-    write(chunk, _encoding, done) {
-      lines.push(String(chunk));
-      done();
-    },
+  const printed = printedByConsole((console) => {
+    console.log(value);
+    console.log('%o %j', { context: value }, value);
   });
-  const console = new Console({ stdout: stream, stderr: stream });
-  console.log(value);
-  console.log('%o %j', { context: value }, value);
   return [
     inspect(value),
     inspect(value, { depth: Number.POSITIVE_INFINITY }),
@@ -49,7 +42,7 @@ function printings(value: unknown): string[] {
     JSON.stringify(value),
     JSON.stringify({ context: { config: value } }),
     String(JSON.stringify([value])),
-    lines.join(''),
+    printed,
   ];
 }
 

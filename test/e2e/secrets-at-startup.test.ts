@@ -2,8 +2,6 @@
  * Secrets at startup, against the stateful mock: `load` with and without a schema, printing that
  * never shows a value, `toEnv`, `vault://` references, and the cache of a long-running server.
  */
-import { Console } from 'node:console';
-import { Writable } from 'node:stream';
 import { inspect } from 'node:util';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -19,6 +17,7 @@ import {
   toEnv,
 } from '../../src/index.js';
 import { createVaultMock } from '../../src/mock/index.js';
+import { printedByConsole } from '../console-capture.js';
 import { rejectionOf } from '../rejection.js';
 
 const mock = createVaultMock();
@@ -120,19 +119,12 @@ describe('client.secrets.load', () => {
     const client = countingClient().client;
     const vault = await stockVault(client);
     const loaded = await client.secrets.load(vault.id);
-    // A real console writing to a stream: vitest replaces the global one in tests.
-    const lines: string[] = [];
-    const stream = new Writable({
-      write(chunk, _encoding, done) {
-        lines.push(String(chunk));
-        done();
-      },
+    const printed = printedByConsole((console) => {
+      console.log(loaded);
+      console.log('config: %o', { loaded });
+      console.error('%j', loaded);
     });
-    const console = new Console({ stdout: stream, stderr: stream });
-    console.log(loaded);
-    console.log('config: %o', { loaded });
-    console.error('%j', loaded);
-    expectNoValueIn([lines.join('')]);
+    expectNoValueIn([printed]);
   });
 
   it('validates with a zod schema and resolves to its output, still redacted when printed', async () => {
