@@ -124,20 +124,15 @@ export function retryOptions(policy: RetryPolicy, call: RetryCall): RetryOptions
  * doubling with each such answer of the call up to 8 s, so a fleet told to come back in a
  * second comes back spread over the following seconds, further apart the more often it is told.
  */
-export function retryDelay(
-  retryCount: number,
-  retryAfterMs: number | null,
-  throttled: number,
-  random: () => number = Math.random,
-): number {
+function retryDelay(retryCount: number, retryAfterMs: number | null, throttled: number): number {
   if (retryAfterMs === null) {
-    return random() * Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** (retryCount - 1));
+    return Math.random() * Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** (retryCount - 1));
   }
   const spread = Math.min(
     BACKOFF_CAP_MS,
     Math.max(BACKOFF_BASE_MS, retryAfterMs) * 2 ** Math.max(0, throttled - 1),
   );
-  return retryAfterMs + random() * spread;
+  return retryAfterMs + Math.random() * spread;
 }
 
 function decide(error: Error, retryCount: number, policy: RetryPolicy, call: RetryCall): boolean {
