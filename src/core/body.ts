@@ -47,7 +47,7 @@ export async function readBody(
   signal: AbortSignal,
   maxBytes = MAX_RESPONSE_BYTES,
 ): Promise<Uint8Array<ArrayBuffer>> {
-  if (response.body === null) return new Uint8Array(0);
+  if (response.body === null) return readWithoutStream(response, signal, maxBytes);
   const reader = response.body.getReader();
   // Not every fetch (a test double, a polyfill) aborts the body when the request's signal fires:
   // cancel the reader too, so a stalled body never outlives its deadline.
@@ -82,4 +82,32 @@ export async function readBody(
     offset += chunk.byteLength;
   }
   return bytes;
+}
+
+/**
+ * Reads a body that has no stream: React Native's fetch, whatwg-fetch-style polyfills and some
+ * test doubles give `body === null` and still hold the body behind `arrayBuffer()` (a status
+ * without a body gives an empty one). It cannot be counted as it arrives, so the limit applies
+ * once it is read, and the signal ends the wait.
+ */
+async function readWithoutStream(
+  response: Response,
+  signal: AbortSignal,
+  maxBytes: number,
+): Promise<Uint8Array<ArrayBuffer>> {
+  signal.throwIfAborted();
+  let stop: (() => void) | undefined;
+  const aborted = new Promise<never>((_, reject) => {
+    stop = () => reject(signal.reason);
+    signal.addEventListener('abort', stop, { once: true });
+  });
+  try {
+    const buffer = await Promise.race([response.arrayBuffer(), aborted]);
+    if (buffer.byteLength > maxBytes) {
+      throw new ResponseTooLarge(`body is larger than ${maxBytes} bytes`);
+    }
+    return new Uint8Array(buffer);
+  } finally {
+    if (stop) signal.removeEventListener('abort', stop);
+  }
 }

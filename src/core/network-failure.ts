@@ -17,6 +17,62 @@ const BROWSER_FETCH_FAILURES = new Set([
   'Load failed',
 ]);
 
+// What the other fetch implementations throw when no response arrived: Chromium's older text,
+// Safari 16, cross-fetch and whatwg-fetch polyfills, Node (undici), Bun, Cloudflare Workers.
+const FETCH_FAILURES = new Set([
+  ...BROWSER_FETCH_FAILURES,
+  'network error',
+  'The Internet connection appears to be offline.',
+  'Network request failed',
+  'fetch failed',
+  'terminated',
+  ' A network error occurred.',
+  'Network connection lost',
+]);
+// System errors that mean the network failed, as Node's own clients (and node-fetch) report them.
+const NETWORK_ERROR_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ECONNABORTED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'EHOSTDOWN',
+  'ENETUNREACH',
+  'ENETDOWN',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_CLOSED',
+]);
+
+/**
+ * @internal Whether `error`, thrown by a `fetch`, says that no response arrived because the
+ * network failed: the `TypeError` each runtime throws (with its reason in `cause` where it gives
+ * one), or an error whose code (or whose cause's) is a network failure. Anything else a custom
+ * `fetch` throws is its own failure, which a retry would only repeat.
+ */
+export function isNetworkFailure(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const { message } = error;
+  if (
+    error.name === 'TypeError' &&
+    (FETCH_FAILURES.has(message) ||
+      /^(Failed to fetch|Load failed) \(.*\)$/.test(message) ||
+      message.startsWith('error sending request for url'))
+  ) {
+    return true;
+  }
+  let current: unknown = error;
+  for (let depth = 0; current instanceof Error && depth < 4; depth += 1) {
+    const { code } = current as { code?: unknown };
+    if (typeof code === 'string' && NETWORK_ERROR_CODES.has(code)) return true;
+    current = current.cause;
+  }
+  return false;
+}
+
 /** Whether `error` is a browser's bare "no response" `TypeError`, which never says why. */
 function isBareBrowserFailure(error: unknown): boolean {
   return (

@@ -25,7 +25,11 @@ import {
   SecretsVaultError,
 } from './errors.js';
 import type { LevelLogger } from './logger.js';
-import { describeConnectionFailure, ResponseBodyCutOff } from './network-failure.js';
+import {
+  describeConnectionFailure,
+  isNetworkFailure,
+  ResponseBodyCutOff,
+} from './network-failure.js';
 import type { ClientConfig } from './options.js';
 import { sensitiveForms } from './redaction.js';
 import { now, type RetryBudget, type RetryCall, retryOptions } from './retry.js';
@@ -171,10 +175,11 @@ function attempt(baseFetch: typeof globalThis.fetch, call: Call): typeof globalT
     } catch (error) {
       lost(error, 'no response');
       // An abort (the caller's signal, or ky's timeout) is ky's to report.
-      if (signal.aborted) throw error;
-      // ky knows the network errors of the runtimes it has seen; any other failure of fetch
-      // without an abort is a missing response too, retried and reported as a connection error.
-      throw isNetworkError(error) ? error : new NetworkError(request, { cause: asError(error) });
+      if (signal.aborted || isNetworkError(error)) throw error;
+      if (isNetworkFailure(error)) throw new NetworkError(request, { cause: asError(error) });
+      // A custom fetch's own failure (a tracing wrapper's bug, say): retrying would repeat it,
+      // so it surfaces once, as a SecretsVaultError whose cause is the original.
+      throw error;
     }
     call.requestId = response.headers.get('x-request-id');
     const { status } = response;

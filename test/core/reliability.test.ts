@@ -7,6 +7,7 @@ import {
   InternalServerError,
   type LogFields,
   type Logger,
+  NotFoundError,
   RateLimitError,
   ResponseValidationError,
   SecretsVault,
@@ -336,14 +337,28 @@ describe('logging', () => {
   });
 });
 
-describe('unrecognised fetch failures', () => {
-  it('treats any error thrown by fetch as a connection error, and retries it', async () => {
+describe('what a custom fetch throws', () => {
+  it.each([
+    ['the TypeError a runtime throws', () => new TypeError('fetch failed')],
+    ["a polyfill's TypeError", () => new TypeError('Network request failed')],
+    [
+      "a Node client's system error",
+      () => Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }),
+    ],
+    [
+      'an error whose cause is a system error',
+      () =>
+        new Error('request failed', {
+          cause: Object.assign(new Error('x'), { code: 'ENOTFOUND' }),
+        }),
+    ],
+  ])('retries %s as a dropped connection', async (_, failure) => {
     let calls = 0;
     const client = createClient({
       maxRetries: 1,
       fetch: async (input, init) => {
         calls += 1;
-        if (calls === 1) throw new TypeError('socket hang up (an unknown runtime message)');
+        if (calls === 1) throw failure();
         return fetch(input, init);
       },
     });
@@ -351,13 +366,69 @@ describe('unrecognised fetch failures', () => {
     await expect(client.vaults.get('vlt_1')).resolves.toEqual(vault());
     expect(calls).toBe(2);
 
-    const failing = createClient({
+    const down = createClient({ fetch: async () => Promise.reject(failure()) });
+    expect(await rejectionOf(down.vaults.get('vlt_1'))).toBeInstanceOf(APIConnectionError);
+  });
+
+  it("surfaces a custom fetch's own bug once, as a SecretsVaultError with the original as cause", async () => {
+    const bug = new TypeError("Cannot read properties of undefined (reading 'span')");
+    let calls = 0;
+    const client = createClient({
+      maxRetries: 3,
       fetch: async () => {
-        throw new Error('custom transport gave up');
+        calls += 1;
+        throw bug;
       },
     });
-    const error = await rejectionOf(failing.vaults.get('vlt_1'));
-    expect(error).toBeInstanceOf(APIConnectionError);
-    expect(error).not.toBeInstanceOf(TypeError);
+    const error = await rejectionOf(
+      client.secrets.create('vlt_1', { name: 'n', value: { k: 'v' } }),
+    );
+    expect(calls).toBe(1);
+    expect(error).toBeInstanceOf(SecretsVaultError);
+    expect(error).not.toBeInstanceOf(APIConnectionError);
+    expect((error as SecretsVaultError).cause).toBe(bug);
+    expect((error as SecretsVaultError).attempts).toBe(1);
+  });
+});
+
+describe('a fetch whose Response has no body stream', () => {
+  /** A fetch like React Native's or a whatwg-fetch polyfill: `body` is null, `arrayBuffer()` works. */
+  function streamless(): typeof globalThis.fetch {
+    return async (input, init) => {
+      const response = await fetch(input, init);
+      Object.defineProperty(response, 'body', { value: null });
+      return response;
+    };
+  }
+
+  it('reads the envelope of a success, a create and a 404 through arrayBuffer()', async () => {
+    route('get', '/vaults/:id', () => ok(vault()));
+    const created = route('post', '/vaults/:vaultId/secrets', () => ok(secret(), { status: 201 }));
+    route('get', '/teams/:id', () => fail(404, 'not_found', 'Team not found'));
+    const client = createClient({ fetch: streamless() });
+
+    await expect(client.vaults.get('vlt_1')).resolves.toEqual(vault());
+    await expect(
+      client.secrets.create('vlt_1', { name: 'stripe', value: { api_key: 'sk_1' } }),
+    ).resolves.toEqual(secret());
+    expect(created).toHaveLength(1);
+    const missing = await rejectionOf(client.teams.get('team_9'));
+    expect(missing).toBeInstanceOf(NotFoundError);
+    expect((missing as NotFoundError).code).toBe('not_found');
+    expect((missing as NotFoundError).message).toContain('Team not found');
+  });
+
+  it('refuses a body over the limit there too', async () => {
+    route(
+      'get',
+      '/vaults/:id',
+      () =>
+        new Response(`{"data":"${'x'.repeat(33 * 1024 * 1024)}"}`, {
+          status: 200,
+          headers: { 'Content-Type': 'application/json' },
+        }),
+    );
+    const error = await rejectionOf(createClient({ fetch: streamless() }).vaults.get('vlt_1'));
+    expect(error).toBeInstanceOf(ResponseValidationError);
   });
 });
