@@ -84,30 +84,30 @@ export interface ClientOptions {
  */
 export interface RequestOptions {
   /** Cancels the call, in flight or between retries, with {@link APIUserAbortError}. */
-  readonly signal?: AbortSignal;
+  readonly signal?: AbortSignal | undefined;
   /** Milliseconds allowed for each attempt, body included. @default the client's `timeout` */
-  readonly timeout?: number;
+  readonly timeout?: number | undefined;
   /**
    * Milliseconds allowed for the whole call, retries, body reads and waits included.
    * @default the client's `totalTimeout`
    */
-  readonly totalTimeout?: number;
+  readonly totalTimeout?: number | undefined;
   /**
    * Retries after the first attempt: a whole number from 0, or `Infinity`.
    * @default the client's `maxRetries`
    */
-  readonly maxRetries?: number;
+  readonly maxRetries?: number | undefined;
   /**
    * Extra headers for this call; `Authorization`, `Accept`, `Content-Type` and
    * `Idempotency-Key` are the client's own, and an added one is ignored.
    */
-  readonly headers?: Readonly<Record<string, string>>;
+  readonly headers?: Readonly<Record<string, string>> | undefined;
   /**
    * The `Idempotency-Key` of a creating POST, for example the id of the job that creates the
    * resource, so that a re-run of the job replays instead of creating twice. Ignored by other
    * methods. @default a random UUID per call
    */
-  readonly idempotencyKey?: string;
+  readonly idempotencyKey?: string | undefined;
 }
 
 /** @internal The client's settings, checked once at construction. */

@@ -177,7 +177,7 @@ export interface ToArrayOptions {
    * collects every item, however many.
    * @default 10000, past which `toArray()` throws rather than return part of the list
    */
-  readonly max?: number;
+  readonly max?: number | undefined;
 }
 
 /**

@@ -35,11 +35,11 @@ const UNLIMITED = Number.MAX_SAFE_INTEGER;
  */
 export interface RetryBudgetOptions {
   /** Tokens in a full bucket. @default 500 */
-  readonly capacity?: number;
+  readonly capacity?: number | undefined;
   /** Tokens a retry after an error response or a dropped connection costs. @default 5 */
-  readonly retryCost?: number;
+  readonly retryCost?: number | undefined;
   /** Tokens a retry after a timeout costs (timeouts hint at overload). @default 10 */
-  readonly timeoutCost?: number;
+  readonly timeoutCost?: number | undefined;
 }
 
 /**

@@ -13,8 +13,8 @@ export type MockFault =
   | {
       readonly kind: 'status';
       readonly status: number;
-      readonly retryAfter?: number;
-      readonly errorCode?: string;
+      readonly retryAfter?: number | undefined;
+      readonly errorCode?: string | undefined;
     }
   /** The response is delayed by `ms` milliseconds, then the request runs normally. */
   | { readonly kind: 'delay'; readonly ms: number }
@@ -27,11 +27,11 @@ export type MockFault =
 /** Which requests a fault applies to. */
 export interface FaultTarget {
   /** HTTP method, such as `POST`; any method when omitted. */
-  readonly method?: string;
+  readonly method?: string | undefined;
   /** A path under the base URL, such as `/v1/vaults` or `/v1/vaults/:vaultId/secrets`. */
   readonly path: string;
   /** How many matching requests it hits; `Infinity` (the default) until cleared. */
-  readonly times?: number;
+  readonly times?: number | undefined;
 }
 
 /** A fault that has been injected. */

@@ -28,12 +28,12 @@ export interface VaultMockOptions {
    * The origin (and optional path) the handlers answer on; point the client's `baseUrl` at it.
    * @default 'https://vault.mock'
    */
-  readonly baseUrl?: string;
+  readonly baseUrl?: string | undefined;
   /**
    * Where the mock's clock starts; it then runs with real time until set or advanced.
    * @default the current time
    */
-  readonly now?: Date | string | number;
+  readonly now?: Date | string | number | undefined;
 }
 
 /** A running mock: its handlers, principals, clock and fault switchboard. */

@@ -20,13 +20,13 @@ import { errorResponse, MAX_BODY_BYTES, MockError } from './pipeline.js';
 /** Options of {@link serveVaultMock}. */
 export interface ServeOptions {
   /** The port to listen on. @default 0 (a free port) */
-  readonly port?: number;
+  readonly port?: number | undefined;
   /**
    * The loopback address to listen on: `127.0.0.1` (or any `127.x.y.z`), `::1` or `localhost`.
    * Any other address is refused unless `allowNonLoopbackHost` is set.
    * @default '127.0.0.1'
    */
-  readonly host?: string;
+  readonly host?: string | undefined;
   /**
    * Lets `host` name an address other machines can reach, such as `0.0.0.0`, and then answers
    * any `Host` header (the names other machines use for it cannot be known in advance).
@@ -41,7 +41,7 @@ export interface ServeOptions {
    * await serveVaultMock(mock, { host: '0.0.0.0', port: 8080, allowNonLoopbackHost: true });
    * ```
    */
-  readonly allowNonLoopbackHost?: boolean;
+  readonly allowNonLoopbackHost?: boolean | undefined;
 }
 
 /** A mock being served over HTTP. */

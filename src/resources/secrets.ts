@@ -121,7 +121,7 @@ export interface StartupOptions extends RequestOptions {
    * @default process.env.SECRETS_VAULT_WAIT (milliseconds, or a duration such as `2m`) where
    *   `process` exists, else 60000
    */
-  readonly wait?: number;
+  readonly wait?: number | undefined;
 }
 
 /** Options of {@link Secrets.load}: startup options, and a schema for the loaded record. */
@@ -131,7 +131,7 @@ export interface LoadOptions<Schema extends StandardSchemaV1 | undefined = undef
    * Any Standard Schema (zod, valibot, arktype, or a hand-written `~standard` object) that the
    * record of secrets keyed by name must satisfy; `load` then resolves to its output.
    */
-  readonly schema?: Schema;
+  readonly schema?: Schema | undefined;
 }
 
 // Built once: a schema made per call would be a new object each time, and miss every cache.

@@ -23,32 +23,32 @@ export interface SecretCacheOptions {
    * after that, `load` throws the refresh's own error. A verdict (401, 403, 404) ends it at once.
    * @default Infinity (keep serving the last good value while the service is down)
    */
-  readonly maxStale?: number;
+  readonly maxStale?: number | undefined;
   /**
    * How many vaults are kept; loading one more forgets the least recently loaded. A vault whose
    * first load failed is never kept, so unknown vault ids take no room.
    * @default 1000
    */
-  readonly maxEntries?: number;
+  readonly maxEntries?: number | undefined;
   /**
    * Milliseconds the first load of a vault waits out an unavailable service, as `wait` of
    * `client.secrets.load`; background refreshes use the client's ordinary retry policy (the
    * cached value is served meanwhile).
    * @default the client's: process.env.SECRETS_VAULT_WAIT where `process` exists, else 60000
    */
-  readonly wait?: number;
+  readonly wait?: number | undefined;
   /**
    * Called when a refresh brings values different from the cached ones (values are compared,
    * not objects), with the vault's new record (as `load` without a schema gives it). An error
    * it throws is ignored.
    */
-  readonly onChange?: (vaultId: string, loaded: LoadedSecrets) => void;
+  readonly onChange?: ((vaultId: string, loaded: LoadedSecrets) => void) | undefined;
   /**
    * Called with the error of every failed refresh of a cached vault (a failed first load is
    * the caller's error, not reported here), so an outage or a revoked token shows in the logs
    * while the cache serves the last good value. An error it throws is ignored.
    */
-  readonly onError?: (vaultId: string, error: unknown) => void;
+  readonly onError?: ((vaultId: string, error: unknown) => void) | undefined;
 }
 
 /** Options of {@link SecretCache.load}. */
@@ -58,7 +58,7 @@ export interface SecretCacheLoadOptions<Schema extends StandardSchemaV1 | undefi
    * It is applied to the cached record on every call, so a schema written inline still hits
    * the cache, and two schemas loading one vault each get their own output from one request.
    */
-  readonly schema?: Schema;
+  readonly schema?: Schema | undefined;
 }
 
 /** Loaded vaults kept in memory; see {@link createSecretCache}. */

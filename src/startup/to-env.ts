@@ -7,7 +7,7 @@ import { ownData, plainCopy, redactWhenPrinted } from './redacted.js';
 /** Options of {@link toEnv}. */
 export interface ToEnvOptions {
   /** Prepended, as given, to every variable name, such as `APP_`. @default '' */
-  readonly prefix?: string;
+  readonly prefix?: string | undefined;
 }
 
 /**

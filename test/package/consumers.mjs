@@ -235,11 +235,24 @@ try {
 
   // TypeScript consumers: strict, skipLibCheck off, under each resolution mode.
   const typed = `
-    import { NotFoundError, SecretsVault, type Vault, type SecretWithValue } from '@secrets-vault/sdk';
+    import { NotFoundError, SecretsVault, toEnv, type Vault, type SecretWithValue } from '@secrets-vault/sdk';
     const client = new SecretsVault({ baseUrl: 'https://vault.example.com', token: 't' });
     const vault: Promise<Vault> = client.vaults.get('v');
     const values: Promise<SecretWithValue[]> = client.secrets.listValues('v');
     export const checks = [vault, values, NotFoundError] as const;
+    // The wrapper every app writes: optional settings forwarded as given, undefined included.
+    export async function forward(given: {
+      signal?: AbortSignal | undefined;
+      timeout?: number | undefined;
+      max?: number | undefined;
+      wait?: number | undefined;
+      prefix?: string | undefined;
+    }) {
+      await client.vaults.get('v', { signal: given.signal, timeout: given.timeout });
+      await client.vaults.list().toArray({ max: given.max });
+      const loaded = await client.secrets.load('v', { wait: given.wait, signal: given.signal });
+      return toEnv(loaded, { prefix: given.prefix });
+    }
   `;
   const typedMock = `
     import { createVaultMock } from '@secrets-vault/sdk/mock';
