@@ -19,13 +19,15 @@ import { benchFile } from './lib.ts';
  * startup policy (the `wait` deadline, Retry-After as a floor with a spread, the environment
  * knobs) added 0.45 KB to 27.65 KB, and to 29 KB when hardening against hostile servers and
  * vault contents (every common encoding scrubbed from errors and headers, redaction that holds
- * for frozen output, bounded references and lists) added 1.16 KB to 28.81 KB. Most of that sits
+ * for frozen output, bounded references and lists) added 1.16 KB to 28.81 KB, and to 29.5 KB
+ * when telling a runtime's network failure from a custom fetch's own error, and reading a body
+ * that has no stream, added 0.29 KB to 29.10 KB. Most of that sits
  * in the startup module and the scrubbing, which an app that never loads secrets could leave
  * out once namespaces are built as separate entries. The goal of 18 KB is out of reach
  * with ky and zod: the same call made with ky and zod/mini alone (apps/floor.ts) weighs 13.5 KB,
  * which would leave 4.5 KB for all of the SDK's own code, 12.3 KB today (docs/performance.md).
  */
-export const ONE_CALL_BUDGET_BYTES = 29 * 1024;
+export const ONE_CALL_BUDGET_BYTES = 29.5 * 1024;
 
 export interface BundleResult {
   readonly app: string;
