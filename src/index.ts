@@ -37,7 +37,7 @@ export {
 } from './core/errors.js';
 export type { LogFields, Logger, LogLevel } from './core/logger.js';
 export type { ClientOptions, RequestOptions } from './core/options.js';
-export { Page, PagePromise, type ToArrayOptions } from './core/pagination.js';
+export { Page, type PageData, PagePromise, type ToArrayOptions } from './core/pagination.js';
 export type { RetryBudgetOptions } from './core/retry.js';
 export { Audit, AuditEntry, AuditListParams } from './resources/audit.js';
 export {

@@ -105,8 +105,10 @@ export type NextPageLoader<T> = (cursor: string) => PagePromise<T>;
 /**
  * One page of a list: its items, and the cursor of the page after it.
  *
- * A page is also async-iterable: `for await` over it yields its items and those of every later
- * page.
+ * A page holds data and never fetches on its own: it is not async-iterable (`for await` the
+ * list call, or `page.getNextPage()`, to walk on), so a framework that serializes async
+ * iterables, such as React's Server Components, cannot walk a whole list by passing it on.
+ * `JSON.stringify` and such serializers see its plain data, `{ data, nextCursor }`.
  *
  * @example
  * ```ts
@@ -115,7 +117,7 @@ export type NextPageLoader<T> = (cursor: string) => PagePromise<T>;
  * while (page.hasNextPage()) page = await page.getNextPage();
  * ```
  */
-export class Page<T> implements AsyncIterable<T> {
+export class Page<T> {
   /** The items of this page, newest first. */
   readonly data: T[];
   /** Cursor of the next page, passed back to the service byte for byte; `null` on the last page. */
@@ -152,13 +154,31 @@ export class Page<T> implements AsyncIterable<T> {
   }
 
   /**
-   * Yields the items of this page and of every later page, fetching each page when reached, for
-   * as long as the service keeps handing out pages: stopping a list that may be very long is the
-   * caller's (`break`, or `toArray({ max })`).
+   * The page's plain data, which is what `JSON.stringify`, a cache that persists queries, or
+   * React when it passes props to a Client Component, keep of it.
+   *
+   * @example
+   * ```ts
+   * const page = await client.vaults.list({ limit: 20 });
+   * sessionStorage.setItem('vaults', JSON.stringify(page)); // {"data":[…],"nextCursor":…}
+   * ```
    */
-  async *[Symbol.asyncIterator](): AsyncGenerator<T, void, undefined> {
-    for await (const page of iteratePages(this)) yield* page.data;
+  toJSON(): PageData<T> {
+    return { data: this.data, nextCursor: this.nextCursor };
   }
+
+  /** Names the class in `String(page)` and in framework warnings about non-plain objects. */
+  get [Symbol.toStringTag](): string {
+    return 'Page';
+  }
+}
+
+/** A page as plain data: what {@link Page.toJSON} gives, and what a query cache can hold. */
+export interface PageData<T> {
+  /** The items of the page. */
+  readonly data: T[];
+  /** Cursor of the next page; `null` on the last page. */
+  readonly nextCursor: string | null;
 }
 
 async function* iteratePages<T>(first: Page<T>): AsyncGenerator<Page<T>, void, undefined> {
@@ -199,7 +219,7 @@ export class PagePromise<T> extends APIPromise<Page<T>> implements AsyncIterable
    * be very long is the caller's (`break`, or `toArray({ max })`).
    */
   async *[Symbol.asyncIterator](): AsyncGenerator<T, void, undefined> {
-    yield* await this;
+    for await (const page of this.pages()) yield* page.data;
   }
 
   /**

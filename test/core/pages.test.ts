@@ -143,13 +143,24 @@ describe('lists', () => {
     expect(ids).toEqual(['vlt_0']);
   });
 
-  it('iterates a page object itself from that page onwards', async () => {
+  it('walks on from a page through getNextPage(), a list of its own', async () => {
     servePages(vaults(5));
     const page = await createClient().vaults.list({ limit: 2 });
-    const second = await page.getNextPage();
     const ids: string[] = [];
-    for await (const item of second) ids.push(item.id);
+    for await (const item of page.getNextPage()) ids.push(item.id);
     expect(ids).toEqual(['vlt_2', 'vlt_3', 'vlt_4']);
+  });
+
+  it('keeps a page inert data: not async-iterable, serialized as { data, nextCursor }', async () => {
+    const seen = servePages(vaults(5));
+    const page = await createClient().vaults.list({ limit: 2 });
+    expect(Symbol.asyncIterator in page).toBe(false);
+    expect(JSON.parse(JSON.stringify({ page }))).toEqual({
+      page: { data: page.data, nextCursor: page.nextCursor },
+    });
+    expect(page.toJSON()).toEqual({ data: page.data, nextCursor: page.nextCursor });
+    expect(Object.prototype.toString.call(page)).toBe('[object Page]');
+    expect(seen).toHaveLength(1);
   });
 });
 
