@@ -16,9 +16,8 @@ export class ResponseTooLarge extends Error {
 const utf8 = new TextDecoder();
 
 /**
- * Reads the whole body of `response` as UTF-8 text, at most `maxBytes`, counting bytes as they
- * arrive whatever `Content-Length` says (a custom or mocked fetch need not keep to it). A body
- * that declares more than `maxBytes` is refused before any of it is read.
+ * Reads the whole body of `response` as UTF-8 text, at most `maxBytes` (see {@link readBody}). A
+ * body that declares more than `maxBytes` is refused before any of it is read.
  *
  * @throws {ResponseTooLarge} when the body is (or says it is) larger than `maxBytes`
  * @throws the stream's own error when the body is cut off, or the signal's reason when it fires
@@ -27,17 +26,25 @@ export async function readText(
   response: Response,
   signal: AbortSignal,
   maxBytes = MAX_RESPONSE_BYTES,
+  abort?: () => void,
 ): Promise<string> {
   if (Number(response.headers.get('content-length')) > maxBytes) {
     // Compressed or not, what would arrive is at least this much.
     void response.body?.cancel().catch(() => undefined);
     throw new ResponseTooLarge(`body is larger than ${maxBytes} bytes`);
   }
-  return utf8.decode(await readBody(response, signal, maxBytes));
+  return utf8.decode(await readBody(response, signal, maxBytes, abort));
 }
 
 /**
- * Reads the whole body of `response`, at most `maxBytes`.
+ * Reads the whole body of `response`, at most `maxBytes`, through the runtime's own reader
+ * (`arrayBuffer()`), never a script's stream reader: Chromium reports a request whose body a
+ * script read to its end as cancelled ("(canceled)" in DevTools, `net::ERR_ABORTED`) when the
+ * script's reader finishes before the network layer does, and may drop the connection with it.
+ *
+ * A body that declares its length (within the limit, checked by {@link readText}) is read as it
+ * is: every native fetch holds a body to its `Content-Length`. One of unknown length is counted
+ * on a clone as it arrives, and `abort` (which aborts the fetch) stops it past the limit.
  *
  * @throws {ResponseTooLarge} when the body is larger than `maxBytes`
  * @throws the stream's own error when the body is cut off, or the signal's reason when it fires
@@ -46,51 +53,45 @@ export async function readBody(
   response: Response,
   signal: AbortSignal,
   maxBytes = MAX_RESPONSE_BYTES,
+  abort?: () => void,
 ): Promise<Uint8Array<ArrayBuffer>> {
-  if (response.body === null) return readWithoutStream(response, signal, maxBytes);
-  const reader = response.body.getReader();
-  // Not every fetch (a test double, a polyfill) aborts the body when the request's signal fires:
-  // cancel the reader too, so a stalled body never outlives its deadline.
-  const stop = () => void reader.cancel().catch(() => undefined);
-  signal.addEventListener('abort', stop, { once: true });
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  try {
+  if (response.body === null || /^\d+$/.test(response.headers.get('content-length') ?? '')) {
+    return readWhole(response, signal, maxBytes);
+  }
+  const counted = response.clone().body?.getReader();
+  const tooLarge = (async () => {
+    let size = 0;
     for (;;) {
-      signal.throwIfAborted();
-      const chunk = await reader.read();
-      // A cancelled reader reports the end of the stream: the body is incomplete, not done.
-      signal.throwIfAborted();
-      if (chunk.done) break;
+      const chunk = await counted?.read();
+      if (chunk === undefined || chunk.done) return;
       size += chunk.value.byteLength;
       if (size > maxBytes) {
-        stop();
+        abort?.();
+        void counted?.cancel().catch(() => undefined);
         throw new ResponseTooLarge(`body is larger than ${maxBytes} bytes`);
       }
-      chunks.push(chunk.value);
     }
+  })();
+  tooLarge.catch(() => undefined);
+  try {
+    // The count ends with the body, so only its error (too large) can come first.
+    return await Promise.race([readWhole(response, signal, maxBytes), tooLarge.then(() => never)]);
   } finally {
-    signal.removeEventListener('abort', stop);
+    // A fetch that does not abort its body on the signal would leave the count waiting.
+    void counted?.cancel().catch(() => undefined);
   }
-  // Most bodies arrive in one chunk: no copy then.
-  const [only] = chunks;
-  if (chunks.length === 1 && only) return only as Uint8Array<ArrayBuffer>;
-  const bytes = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return bytes;
 }
 
+const never = new Promise<never>(() => undefined);
+
 /**
- * Reads a body that has no stream: React Native's fetch, whatwg-fetch-style polyfills and some
- * test doubles give `body === null` and still hold the body behind `arrayBuffer()` (a status
- * without a body gives an empty one). It cannot be counted as it arrives, so the limit applies
- * once it is read, and the signal ends the wait.
+ * Reads a body at once, through `arrayBuffer()`: one that declares its length, or one that has no
+ * stream (React Native's fetch, whatwg-fetch-style polyfills and some test doubles give
+ * `body === null` and still hold the body there; a status without a body gives an empty one).
+ * The limit is checked again once it is read (a custom fetch need not keep to its
+ * `Content-Length`), and the signal ends the wait, whether or not the fetch aborts the body.
  */
-async function readWithoutStream(
+async function readWhole(
   response: Response,
   signal: AbortSignal,
   maxBytes: number,

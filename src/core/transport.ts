@@ -169,9 +169,11 @@ function attempt(baseFetch: typeof globalThis.fetch, call: Call): typeof globalT
       });
     };
 
+    // Aborts this attempt's fetch, body included, when its body turns out too large.
+    const body = new AbortController();
     let response: Response;
     try {
-      response = await baseFetch(input, init);
+      response = await baseFetch(input, { ...init, signal: AbortSignal.any([signal, body.signal]) });
     } catch (error) {
       lost(error, 'no response');
       // An abort (the caller's signal, or ky's timeout) is ky's to report.
@@ -197,7 +199,7 @@ function attempt(baseFetch: typeof globalThis.fetch, call: Call): typeof globalT
 
     let text: string;
     try {
-      text = await readText(response, signal, MAX_RESPONSE_BYTES);
+      text = await readText(response, signal, MAX_RESPONSE_BYTES, () => body.abort());
     } catch (error) {
       if (error instanceof ResponseTooLarge) {
         throw new ResponseValidationError(

@@ -256,6 +256,38 @@ describe('bodies cut off after the headers', () => {
   });
 });
 
+describe('bodies that never end', () => {
+  it('stops an endless body of unknown length at 32 MiB and closes the connection', async () => {
+    let written = 0;
+    let closed = false;
+    const server = await start((_request, response) => {
+      // Chunked, no Content-Length: the size is known only as it arrives.
+      response.writeHead(200, { 'Content-Type': 'application/json' });
+      response.on('close', () => {
+        closed = true;
+      });
+      const chunk = Buffer.alloc(256 * 1024, 32);
+      const pump = () => {
+        while (!closed && written < 256 * 1024 ** 2) {
+          written += chunk.length;
+          if (!response.write(chunk)) {
+            response.once('drain', pump);
+            return;
+          }
+        }
+        response.end();
+      };
+      pump();
+    });
+    const error = await rejectionOf(clientFor(server, { maxRetries: 0 }).vaults.get('vlt_1'));
+    expect(error).toBeInstanceOf(ResponseValidationError);
+    expect(String(error)).toContain('larger than 33554432 bytes');
+    await vi.waitFor(() => expect(closed).toBe(true));
+    // The fetch was aborted near the limit rather than left to download the rest.
+    expect(written).toBeLessThan(128 * 1024 ** 2);
+  });
+});
+
 describe('pagination that would never end', () => {
   it('refuses a cursor already followed (A → B → A) with a ResponseValidationError', async () => {
     const next: Record<string, string> = { '': 'A', A: 'B', B: 'A' };
