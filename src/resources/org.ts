@@ -5,7 +5,7 @@ import * as z from 'zod/mini';
 import type { APIPromise } from '../core/api-promise.js';
 import type { RequestOptions } from '../core/options.js';
 import type { PagePromise } from '../core/pagination.js';
-import { APIResource, ListParams, User } from './shared.js';
+import { APIResource, ListParams, nonEmpty, User } from './shared.js';
 
 /** The organization of the calling token. */
 export interface Organization {
@@ -73,7 +73,7 @@ export interface OrgMemberUpdateParams {
 }
 /** Checks an `OrgMemberUpdateParams` body before it is sent. */
 export const OrgMemberUpdateParams = z.object({
-  role: z.string().check(z.minLength(1, 'must be a role such as member, admin or owner')),
+  role: nonEmpty('must be a role such as member, admin or owner'),
 }) satisfies z.ZodMiniType<OrgMemberUpdateParams, OrgMemberUpdateParams>;
 
 /** Query parameters of {@link OrgMembers.list}. */
@@ -122,8 +122,7 @@ export interface InvitationCreateParams {
 /** Checks an `InvitationCreateParams` body before it is sent. */
 export const InvitationCreateParams = z.object({
   email: z.string(),
-  role: z.string().check(
-    z.minLength(1, 'must be a role such as member or admin'),
+  role: nonEmpty('must be a role such as member or admin').check(
     // The service never grants "owner" by invitation: ownership moves only by a role change.
     z.refine(
       (role) => role !== 'owner',

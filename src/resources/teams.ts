@@ -5,7 +5,7 @@ import * as z from 'zod/mini';
 import type { APIPromise } from '../core/api-promise.js';
 import type { RequestOptions } from '../core/options.js';
 import type { PagePromise } from '../core/pagination.js';
-import { APIResource, HexColor, ListParams, User } from './shared.js';
+import { APIResource, HexColor, integer, ListParams, User } from './shared.js';
 
 /** A team: a group of users inside an organization; vaults may belong to it. */
 export interface Team {
@@ -54,7 +54,7 @@ export interface TeamUpdateParams {
 /** Checks a `TeamUpdateParams` body before it is sent. */
 export const TeamUpdateParams = z.object({
   name: z.optional(z.string()),
-  icon_index: z.optional(z.int()),
+  icon_index: z.optional(integer('must be an integer')),
   color: z.optional(HexColor),
 }) satisfies z.ZodMiniType<TeamUpdateParams, TeamUpdateParams>;
 

@@ -5,7 +5,7 @@ import * as z from 'zod/mini';
 import type { APIPromise } from '../core/api-promise.js';
 import type { RequestOptions } from '../core/options.js';
 import type { PagePromise } from '../core/pagination.js';
-import { APIResource, HexColor, ListParams, User, VaultRole } from './shared.js';
+import { APIResource, HexColor, integer, ListParams, User, VaultRole } from './shared.js';
 
 /** A vault: a named container of secrets, owned by an organization and maybe a team. */
 export interface Vault {
@@ -53,7 +53,7 @@ export interface VaultCreateParams {
 export const VaultCreateParams = z.object({
   name: z.string(),
   team_id: z.optional(z.nullable(z.string())),
-  icon_index: z.optional(z.int()),
+  icon_index: z.optional(integer('must be an integer')),
   color: z.optional(HexColor),
 }) satisfies z.ZodMiniType<VaultCreateParams, VaultCreateParams>;
 
@@ -72,7 +72,7 @@ export interface VaultUpdateParams {
 export const VaultUpdateParams = z.object({
   name: z.optional(z.string()),
   team_id: z.optional(z.nullable(z.string())),
-  icon_index: z.optional(z.int()),
+  icon_index: z.optional(integer('must be an integer')),
   color: z.optional(HexColor),
 }) satisfies z.ZodMiniType<VaultUpdateParams, VaultUpdateParams>;
 
