@@ -17,6 +17,19 @@ export default defineConfig([
     external: ['ky', 'zod', 'msw', /^node:/],
   },
   {
+    // The TanStack Query options. The package root stays external (imported by name, never
+    // bundled in): `queryRetry`'s `instanceof SecretsVaultError` must test the one class every
+    // entry shares, and the declarations must name the root's types, not copies of them.
+    entry: { 'query/index': 'src/query/index.ts' },
+    format: ['esm', 'cjs'],
+    dts: true,
+    sourcemap: true,
+    treeshake: true,
+    target: 'es2022',
+    platform: 'neutral',
+    external: ['@secrets-vault/sdk'],
+  },
+  {
     // The client for Node, Bun and Deno (the `node` export condition): ky and zod inlined and
     // tree-shaken into one file, which a process loads in a fraction of the time their ~60
     // modules take (docs/performance.md). Bundlers take the build above, sharing the app's ky

@@ -34,6 +34,7 @@ export default defineConfig({
             'test/mock/**/*.test.ts',
             'test/e2e/**/*.test.ts',
             'test/cli/**/*.test.ts',
+            'test/query/**/*.test.ts',
             'test/frameworks/**/*.test.ts',
             'examples/**/*.test.ts',
           ],

@@ -6,9 +6,13 @@ import { fileURLToPath } from 'node:url';
 
 const source = (path: string) => fileURLToPath(new URL(`../${path}`, import.meta.url));
 
-/** `@secrets-vault/sdk`, `/mock` and `/mock/node` mapped to their sources, most specific first. */
+/**
+ * `@secrets-vault/sdk`, `/mock`, `/mock/node` and `/query` mapped to their sources, most specific
+ * first.
+ */
 export const packageAliases = [
   { find: '@secrets-vault/sdk/mock/node', replacement: source('src/mock/node.ts') },
   { find: '@secrets-vault/sdk/mock', replacement: source('src/mock/index.ts') },
+  { find: '@secrets-vault/sdk/query', replacement: source('src/query/index.ts') },
   { find: /^@secrets-vault\/sdk$/, replacement: source('src/index.ts') },
 ];

@@ -29,6 +29,41 @@ const nodeCjs = require('@secrets-vault/sdk/mock/node');
 for (const mock of [mockEsm, mockCjs]) assert.equal(typeof mock.createVaultMock, 'function');
 for (const node of [nodeEsm, nodeCjs]) assert.equal(typeof node.serveVaultMock, 'function');
 
+// The TanStack Query entry imports the package root by name, so `queryRetry` tests the very
+// `SecretsVaultError` class the client throws (a copy bundled into the entry would never match).
+const queryEsm = await import('@secrets-vault/sdk/query');
+const queryCjs = require('@secrets-vault/sdk/query');
+for (const [query, sdk] of [
+  [queryEsm, esm],
+  [queryCjs, cjs],
+]) {
+  const client = new sdk.SecretsVault({ baseUrl: 'https://vault.test', token: 'smoke-token' });
+  const q = query.createQueryOptions(client);
+  assert.deepEqual(q.vaults.get.queryOptions('vlt_1').queryKey, [
+    'secrets-vault',
+    'vaults',
+    'get',
+    'vlt_1',
+  ]);
+  const notFound = new sdk.NotFoundError({
+    status: 404,
+    code: 'not_found',
+    message: null,
+    headers: new Headers(),
+  });
+  assert.equal(query.queryRetry(0, notFound), false, 'queryRetry must know the root error class');
+  assert.equal(query.queryRetry(0, new TypeError('bug')), true);
+}
+for (const file of ['query/index.js', 'query/index.cjs']) {
+  const source = readFileSync(new URL(`../../dist/${file}`, import.meta.url), 'utf8');
+  assert.match(
+    source,
+    /(?:from |require\()["']@secrets-vault\/sdk["']/,
+    `${file} imports the root`,
+  );
+  assert.doesNotMatch(source, /class SecretsVaultError\b/, `${file} must not bundle the errors`);
+}
+
 // The client and the browser half of the mock (with every chunk they share) must bundle for
 // browsers and edge workers: every built file but the mock/node entry.
 const distribution = new URL('../../dist/', import.meta.url);
@@ -72,5 +107,5 @@ for (const file of ['node/index.js', 'node/index.cjs']) {
 }
 
 console.log(
-  'package smoke test: every entry point loads as ESM and CJS; no node: imports in browser builds; the Node build is one file',
+  'package smoke test: every entry point loads as ESM and CJS; /query shares the root error classes; no node: imports in browser builds; the Node build is one file',
 );

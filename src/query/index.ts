@@ -1,0 +1,32 @@
+/**
+ * `@secrets-vault/sdk/query`: TanStack Query 5 options for every method of the client (keys,
+ * query functions, infinite lists, mutations that invalidate what they change) and the retry
+ * rule that keeps TanStack from retrying on top of the SDK. Plain objects, no dependency on
+ * TanStack.
+ *
+ * @packageDocumentation
+ */
+
+export {
+  type CreateQueryOptionsOptions,
+  createQueryOptions,
+  type SecretsVaultQueries,
+  shouldDehydrateQuery,
+} from './create-query-options.js';
+export { queryRetry } from './retry.js';
+export type {
+  ListMethod,
+  MutationCallbackContext,
+  MutationMethod,
+  MutationRequestOptions,
+  QueryInvalidator,
+  QueryMethod,
+  QueryRequestOptions,
+  SecretsVaultInfiniteQueryOptions,
+  SecretsVaultMutationMeta,
+  SecretsVaultMutationOptions,
+  SecretsVaultQueryKey,
+  SecretsVaultQueryMeta,
+  SecretsVaultQueryOptions,
+  SecretsVaultRetryRule,
+} from './types.js';
