@@ -1,20 +1,70 @@
-import { defineConfig } from 'tsup';
+import { defineConfig, type Options } from 'tsup';
+import { browserModules } from './scripts/browser-modules.ts';
+
+/** The namespaces that have a sub-path of their own (`@secrets-vault/sdk/vaults`, …). */
+const NAMESPACES = ['vaults', 'secrets', 'teams', 'org', 'audit'] as const;
+const namespaceEntries = Object.fromEntries(NAMESPACES.map((name) => [name, `src/${name}.ts`]));
+
+const neutral = {
+  sourcemap: true,
+  treeshake: true,
+  target: 'es2022',
+  platform: 'neutral',
+  removeNodeProtocol: false,
+  external: ['ky', 'zod', 'msw', /^node:/],
+} satisfies Options;
 
 export default defineConfig([
   {
+    // Bundlers, workers and every runtime without a build of its own (the `import` condition):
+    // ES modules that share the app's ky and zod. The root and the namespace sub-paths are built
+    // together, so that they share one copy of the core (one `SecretsVaultError`) in chunks.
+    ...neutral,
+    entry: {
+      index: 'src/index.ts',
+      ...namespaceEntries,
+      'mock/index': 'src/mock/index.ts',
+      'mock/node': 'src/mock/node.ts',
+    },
+    format: ['esm'],
+    splitting: true,
+    // The sub-paths' declarations re-export the root's (scripts/sub-paths.mjs).
+    dts: {
+      entry: {
+        index: 'src/index.ts',
+        'mock/index': 'src/mock/index.ts',
+        'mock/node': 'src/mock/node.ts',
+      },
+    },
+  },
+  {
+    // The same for `require`: one file per entry (a sub-path's is a re-export of the root's,
+    // written by scripts/sub-paths.mjs, so that every entry throws the same error classes).
+    ...neutral,
     entry: {
       index: 'src/index.ts',
       'mock/index': 'src/mock/index.ts',
       'mock/node': 'src/mock/node.ts',
     },
-    format: ['esm', 'cjs'],
-    dts: true,
-    sourcemap: true,
-    treeshake: true,
-    target: 'es2022',
-    platform: 'neutral',
-    removeNodeProtocol: false,
-    external: ['ky', 'zod', 'msw', /^node:/],
+    format: ['cjs'],
+    dts: {
+      entry: {
+        index: 'src/index.ts',
+        'mock/index': 'src/mock/index.ts',
+        'mock/node': 'src/mock/node.ts',
+      },
+    },
+  },
+  {
+    // Web pages (the `browser` condition): as the build above, without what only a server needs
+    // (scripts/browser-modules.mjs), so that a dashboard downloads less.
+    ...neutral,
+    entry: { index: 'src/index.ts', ...namespaceEntries },
+    outDir: 'dist/browser',
+    format: ['esm'],
+    splitting: true,
+    dts: false,
+    esbuildPlugins: [browserModules],
   },
   {
     // The TanStack Query options. The package root stays external (imported by name, never
@@ -33,9 +83,11 @@ export default defineConfig([
     // The client for Node, Bun and Deno (the `node` export condition): ky and zod inlined and
     // tree-shaken into one file, which a process loads in a fraction of the time their ~60
     // modules take (docs/performance.md). Bundlers take the build above, sharing the app's ky
-    // and zod. The types are the build above's.
+    // and zod. The types are the build above's. Its sub-paths re-export it
+    // (scripts/sub-paths.mjs).
     entry: { 'node/index': 'src/index.ts' },
     format: ['esm', 'cjs'],
+    splitting: false,
     dts: false,
     // Not minified, so a stack trace reads as it is; no source map of ky's and zod's sources.
     sourcemap: false,
@@ -49,6 +101,7 @@ export default defineConfig([
     // The `secrets-vault` command: Node only, one ESM file with its shebang.
     entry: { cli: 'src/cli/main.ts' },
     format: ['esm'],
+    splitting: false,
     sourcemap: false,
     treeshake: true,
     target: 'node22',

@@ -15,7 +15,7 @@ import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { SecretsVault } from '@secrets-vault/sdk';
 import ky from 'ky';
-import { type BundleResult, measureBundles, ONE_CALL_BUDGET_BYTES } from './bundle.ts';
+import { BUDGETS, type BundleResult, measureBundles } from './bundle.ts';
 import {
   CREATE_PARAMS,
   ONE_PAGE_VAULT_ID,
@@ -468,7 +468,7 @@ const results = {
     app,
     minifiedBytes,
     gzipBytes,
-    budgetBytes: app === 'one-call' ? ONE_CALL_BUDGET_BYTES : null,
+    budgetBytes: BUDGETS[app] ?? null,
     inputs,
     problems,
   })),

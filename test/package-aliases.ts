@@ -14,5 +14,9 @@ export const packageAliases = [
   { find: '@secrets-vault/sdk/mock/node', replacement: source('src/mock/node.ts') },
   { find: '@secrets-vault/sdk/mock', replacement: source('src/mock/index.ts') },
   { find: '@secrets-vault/sdk/query', replacement: source('src/query/index.ts') },
+  ...['vaults', 'secrets', 'teams', 'org', 'audit'].map((name) => ({
+    find: `@secrets-vault/sdk/${name}`,
+    replacement: source(`src/${name}.ts`),
+  })),
   { find: /^@secrets-vault\/sdk$/, replacement: source('src/index.ts') },
 ];

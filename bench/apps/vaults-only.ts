@@ -1,11 +1,14 @@
 /**
- * A browser app that uses only `client.vaults`: whether the namespaces it never touches
- * (secrets, teams, org, audit) are left out of the bundle.
+ * The one-call app written the smallest documented way to use only vaults: the namespace from
+ * its sub-path, `new Vaults(options)`, with an error class from the package root (which must not
+ * bring the rest of the client along).
  */
-import { SecretsVault } from '@secrets-vault/sdk';
+import { NotFoundError } from '@secrets-vault/sdk';
+import { Vaults } from '@secrets-vault/sdk/vaults';
 
-const client = new SecretsVault({ baseUrl: `${location.origin}/api`, token: 'sv_browser_token' });
-const created = await client.vaults.create({ name: 'checkout' });
-await client.vaults.update(created.id, { color: '#3366FF' });
-for await (const vault of client.vaults.list()) document.body.append(vault.name);
-await client.vaults.delete(created.id);
+const vaults = new Vaults({ baseUrl: `${location.origin}/api`, token: 'sv_browser_token' });
+try {
+  document.title = (await vaults.get('vlt_123')).name;
+} catch (error) {
+  document.title = error instanceof NotFoundError ? 'no such vault' : 'failed';
+}

@@ -10,6 +10,7 @@ import { constants } from 'node:os';
 import { parseArgs } from 'node:util';
 import packageJson from '../../package.json' with { type: 'json' };
 import { SecretsVault } from '../client.js';
+import { parseDuration } from '../core/env.js';
 import {
   APIConnectionError,
   APIError,
@@ -18,7 +19,6 @@ import {
   SecretsVaultError,
 } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
-import { parseDuration } from '../core/options.js';
 import { escapeControlCharacters } from '../core/redaction.js';
 import { isUnavailableStatus } from '../core/retry.js';
 import type { StartupOptions } from '../resources/secrets.js';

@@ -6,13 +6,18 @@
  */
 import * as z from 'zod/mini';
 import type { ValidationIssue } from './errors.js';
-import { check } from './validation.js';
+import { check, checkItems } from './validation.js';
 
 /** What a route answers with on success. */
 export type Expected<T> =
   | { readonly kind: 'nothing' }
   | { readonly kind: 'data'; readonly schema: z.ZodMiniType<T> }
+  /** `data` is an array of `schema` (checked item by item, with no zod array in the bundle). */
+  | { readonly kind: 'items'; readonly schema: z.ZodMiniType<ItemOf<T>> }
   | { readonly kind: 'page'; readonly schema: z.ZodMiniType<T> };
+
+/** @internal The item type of an array type. */
+export type ItemOf<T> = T extends readonly (infer Item)[] ? Item : never;
 
 /** The unwrapped body of a paginated list. */
 export interface PageBody<T> {
@@ -25,26 +30,16 @@ export type SuccessResult =
   | { readonly ok: true; readonly data: unknown }
   | { readonly ok: false; readonly issues: readonly ValidationIssue[] };
 
+// `custom` rather than `null()` and `unknown()`: the SDK's schemas need `custom` anyway, and two
+// more zod classes would only add to every browser bundle.
 const SuccessEnvelope = z.object({
   statusCode: z.number(),
-  errorCode: z.null(),
+  errorCode: z.custom<null>((value) => value === null, 'expected null'),
   message: z.nullable(z.string()),
-  data: z.unknown(),
+  data: z.custom<unknown>(),
 });
 
 const PageEnvelope = z.object({ next_cursor: z.nullable(z.string()) });
-
-// One array schema per item schema, built on first use rather than on every page.
-const arraySchemas = new WeakMap<z.ZodMiniType, z.ZodMiniType<unknown[]>>();
-
-function arrayOf(item: z.ZodMiniType): z.ZodMiniType<unknown[]> {
-  let schema = arraySchemas.get(item);
-  if (schema === undefined) {
-    schema = z.array(item);
-    arraySchemas.set(item, schema);
-  }
-  return schema;
-}
 
 const invalid = (path: Array<string | number>, message: string): SuccessResult => ({
   ok: false,
@@ -81,13 +76,16 @@ export function readSuccess(
   }
   if (expected.kind === 'nothing') return { ok: true, data: undefined };
 
-  if (expected.kind === 'data') {
-    const data = check(expected.schema, envelope.value.data, ['data']);
+  if (expected.kind !== 'page') {
+    const data =
+      expected.kind === 'data'
+        ? check(expected.schema, envelope.value.data, ['data'])
+        : checkItems(expected.schema, envelope.value.data, ['data']);
     return data.ok ? { ok: true, data: data.value } : data;
   }
 
   const page = check(PageEnvelope, body);
-  const items = check(arrayOf(expected.schema), envelope.value.data, ['data']);
+  const items = checkItems(expected.schema, envelope.value.data, ['data']);
   if (!page.ok || !items.ok) {
     return {
       ok: false,

@@ -23,7 +23,7 @@ export class HttpCore {
 
   /** Starts one request now, and promises its unwrapped `data`. */
   request<Path extends string, T>(
-    spec: RouteSpec<Path, T> & { expected: { kind: 'data' | 'nothing' } },
+    spec: RouteSpec<Path, T> & { expected: { kind: 'data' | 'items' | 'nothing' } },
   ): APIPromise<T> {
     const response = this.#call(spec as AnyRoute<T>).then(
       ({ data, response, requestId, replayed }) => ({ data, response, requestId, replayed }),

@@ -3,7 +3,8 @@
  * "fetch failed" with `ECONNREFUSED` and the address two `cause` levels down, and a browser
  * says only "Failed to fetch" whether the network is down or it refused the request itself.
  */
-import { escapeControlCharacters } from './redaction.js';
+import { oneLine } from './redaction.js';
+import { findSystemError, hasNetworkErrorCode, isRuntimeFetchFailure } from './system-error.js';
 
 /** @internal An attempt got its headers, then the body stopped before its end. */
 export class ResponseBodyCutOff extends Error {
@@ -17,34 +18,13 @@ const BROWSER_FETCH_FAILURES = new Set([
   'Load failed',
 ]);
 
-// What the other fetch implementations throw when no response arrived: Chromium's older text,
-// Safari 16, cross-fetch and whatwg-fetch polyfills, Node (undici), Bun, Cloudflare Workers.
+// What polyfills and older browsers throw when no response arrived: Chromium's older text,
+// Safari 16, cross-fetch and whatwg-fetch (React Native's fetch among them).
 const FETCH_FAILURES = new Set([
   ...BROWSER_FETCH_FAILURES,
   'network error',
   'The Internet connection appears to be offline.',
   'Network request failed',
-  'fetch failed',
-  'terminated',
-  ' A network error occurred.',
-  'Network connection lost',
-]);
-// System errors that mean the network failed, as Node's own clients (and node-fetch) report them.
-const NETWORK_ERROR_CODES = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ECONNABORTED',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'ETIMEDOUT',
-  'EPIPE',
-  'EHOSTUNREACH',
-  'EHOSTDOWN',
-  'ENETUNREACH',
-  'ENETDOWN',
-  'UND_ERR_SOCKET',
-  'UND_ERR_CONNECT_TIMEOUT',
-  'UND_ERR_CLOSED',
 ]);
 
 /**
@@ -60,17 +40,11 @@ export function isNetworkFailure(error: unknown): boolean {
     error.name === 'TypeError' &&
     (FETCH_FAILURES.has(message) ||
       /^(Failed to fetch|Load failed) \(.*\)$/.test(message) ||
-      message.startsWith('error sending request for url'))
+      isRuntimeFetchFailure(message))
   ) {
     return true;
   }
-  let current: unknown = error;
-  for (let depth = 0; current instanceof Error && depth < 4; depth += 1) {
-    const { code } = current as { code?: unknown };
-    if (typeof code === 'string' && NETWORK_ERROR_CODES.has(code)) return true;
-    current = current.cause;
-  }
-  return false;
+  return hasNetworkErrorCode(error);
 }
 
 /** Whether `error` is a browser's bare "no response" `TypeError`, which never says why. */
@@ -104,11 +78,6 @@ function isPageOrigin(url: string): boolean {
   }
 }
 
-interface SystemError {
-  readonly code: string;
-  readonly where: string | undefined;
-}
-
 /** @internal One line saying what failed, such as `ECONNREFUSED 127.0.0.1:8200`. */
 export function describeConnectionFailure(error: unknown, url: string): string {
   const host = hostOf(url);
@@ -128,43 +97,6 @@ export function describeConnectionFailure(error: unknown, url: string): string {
   return message === undefined ? 'no response was received' : oneLine(message);
 }
 
-// Walks `cause` chains and AggregateError lists (Node tries every address of a host), looking
-// for the runtime's error code and the address it failed on.
-function findSystemError(root: unknown): SystemError | undefined {
-  const queue: Array<{ value: unknown; depth: number }> = [{ value: root, depth: 0 }];
-  let code: string | undefined;
-  let where: string | undefined;
-  while (queue.length > 0 && (code === undefined || where === undefined)) {
-    const { value, depth } = queue.shift() ?? { value: undefined, depth: 0 };
-    if (typeof value !== 'object' || value === null || depth > 5) continue;
-    const record = value as Record<string, unknown>;
-    if (
-      code === undefined &&
-      typeof record.code === 'string' &&
-      /^[A-Z][A-Z0-9_]+$/.test(record.code)
-    ) {
-      code = record.code;
-      // Every address of the host failed the same way: the host says it better than one of them.
-      if (Array.isArray(record.errors) && record.errors.length > 1) break;
-    }
-    if (where === undefined) {
-      if (typeof record.address === 'string') {
-        const address = record.address.includes(':') ? `[${record.address}]` : record.address;
-        where = typeof record.port === 'number' ? `${address}:${record.port}` : address;
-      } else if (typeof record.hostname === 'string') {
-        where = record.hostname;
-      }
-    }
-    if ('cause' in record) queue.push({ value: record.cause, depth: depth + 1 });
-    if (Array.isArray(record.errors)) {
-      for (const item of record.errors) queue.push({ value: item, depth: depth + 1 });
-    }
-  }
-  return code === undefined
-    ? undefined
-    : { code, where: where === undefined ? undefined : oneLine(where) };
-}
-
 function innermostMessage(error: unknown): string | undefined {
   let current = error;
   let message: string | undefined;
@@ -181,9 +113,4 @@ function hostOf(url: string): string {
   } catch {
     return 'the service';
   }
-}
-
-function oneLine(text: string): string {
-  const line = text.split(/\r\n|\r|\n/, 1)[0] ?? '';
-  return escapeControlCharacters(line.length > 200 ? `${line.slice(0, 200)}…` : line);
 }

@@ -2,7 +2,15 @@
  * The client's options and every call's options, checked and resolved in one place. A bad option
  * is named in the error, never quoted: a base URL can hold a password, a header a credential.
  */
+import { readEnv, readEnvSetting } from './env.js';
 import { SecretsVaultError, type ValidationIssue } from './errors.js';
+import {
+  DURATION_MESSAGE,
+  isDuration,
+  isRetryCount,
+  RETRIES_MESSAGE,
+  WAIT_MESSAGE,
+} from './limits.js';
 import { isLogLevel, LevelLogger, type Logger, type LogLevel } from './logger.js';
 import { RetryBudget, type RetryBudgetOptions } from './retry.js';
 
@@ -190,13 +198,13 @@ export function resolveClientOptions(options: ClientOptions): ClientConfig {
   }
   // The environment tunes a job without code (as AWS_MAX_ATTEMPTS does); code wins over it.
   const timeout =
-    options.timeout ?? readEnvNumber('SECRETS_VAULT_TIMEOUT', 'timeout') ?? DEFAULT_TIMEOUT_MS;
+    options.timeout ?? readEnvSetting('SECRETS_VAULT_TIMEOUT', 'timeout') ?? DEFAULT_TIMEOUT_MS;
   const { totalTimeout } = options;
   const maxRetries =
     options.maxRetries ??
-    readEnvNumber('SECRETS_VAULT_MAX_RETRIES', 'maxRetries') ??
+    readEnvSetting('SECRETS_VAULT_MAX_RETRIES', 'maxRetries') ??
     DEFAULT_MAX_RETRIES;
-  const wait = readEnvNumber('SECRETS_VAULT_WAIT', 'wait') ?? DEFAULT_WAIT_MS;
+  const wait = readEnvSetting('SECRETS_VAULT_WAIT', 'wait') ?? DEFAULT_WAIT_MS;
   const issues = [
     ...timingIssues({ timeout, totalTimeout, maxRetries }),
     ...headerIssues(options.headers),
@@ -299,60 +307,7 @@ function withFixedHeaders(
   return headers;
 }
 
-// Timers overflow above 2^31 - 1 ms and would fire at once.
-const MAX_TIMER_MS = 2_147_483_647;
-const DURATION_MESSAGE = `must be a whole number of milliseconds from 1 to ${MAX_TIMER_MS}`;
-const RETRIES_MESSAGE = 'must be a whole number, 0 or more, or Infinity';
-const WAIT_MESSAGE = 'must be a whole number of milliseconds, 0 or more, or Infinity';
-
-const isDuration = (value: unknown) =>
-  typeof value === 'number' && Number.isInteger(value) && value > 0 && value <= MAX_TIMER_MS;
-const isRetryCount = (value: unknown) =>
-  typeof value === 'number' &&
-  value >= 0 &&
-  (Number.isInteger(value) || value === Number.POSITIVE_INFINITY);
 const isWait = isRetryCount;
-
-const UNIT_MS: Readonly<Record<string, number>> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 };
-
-/**
- * @internal Reads a duration as the command line and the environment spell it: plain
- * milliseconds (`1500`), or a number with a unit (`500ms`, `1.5s`, `90s`, `2m`, `1h`), or
- * `Infinity`. Undefined when it is none of these.
- */
-export function parseDuration(text: string): number | undefined {
-  const trimmed = text.trim();
-  if (trimmed === 'Infinity') return Number.POSITIVE_INFINITY;
-  const match = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(trimmed);
-  if (match === null) return undefined;
-  const value = Math.round(Number(match[1]) * (UNIT_MS[match[2] ?? 'ms'] ?? 1));
-  return Number.isSafeInteger(value) ? value : undefined;
-}
-
-/**
- * A number from the environment for the option `option`, or undefined when the variable is
- * unset.
- * @throws {SecretsVaultError} naming the variable when it is set but malformed: a typo must not
- *   quietly become the default
- */
-function readEnvNumber(
-  name: string,
-  option: 'timeout' | 'maxRetries' | 'wait',
-): number | undefined {
-  const text = readEnv(name);
-  if (text === undefined) return undefined;
-  // A count has no unit: `5s` retries is a typo, not 5000 retries.
-  const value =
-    option === 'maxRetries' && !/^(\d+|Infinity)$/.test(text) ? undefined : parseDuration(text);
-  if (option === 'timeout' ? !isDuration(value) : !isRetryCount(value)) {
-    const rule =
-      option === 'timeout' ? DURATION_MESSAGE : option === 'wait' ? WAIT_MESSAGE : RETRIES_MESSAGE;
-    throw new SecretsVaultError(
-      `Invalid ${name} (the \`${option}\` option): ${rule}${option === 'maxRetries' ? '' : ', or a duration such as 30s'}`,
-    );
-  }
-  return value;
-}
 
 function timingIssues(values: {
   timeout: unknown;
@@ -460,17 +415,4 @@ function isLogger(value: unknown): value is Logger {
 
 function isAbortSignal(value: unknown): value is AbortSignal {
   return typeof AbortSignal !== 'undefined' && value instanceof AbortSignal;
-}
-
-// `process` is absent in browsers and edge workers, and Deno without --allow-env throws when the
-// environment is read: either way, the variable is treated as unset.
-function readEnv(name: string): string | undefined {
-  try {
-    const env = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process
-      ?.env;
-    const value = env?.[name]?.trim();
-    return value === '' ? undefined : value;
-  } catch {
-    return undefined;
-  }
 }

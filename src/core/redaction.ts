@@ -174,3 +174,9 @@ export function escapeControlCharacters(text: string): string {
     (char) => NAMED[char] ?? `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`,
   );
 }
+
+/** @internal One line of at most 200 characters, control characters escaped. */
+export function oneLine(text: string): string {
+  const line = text.split(/\r\n|\r|\n/, 1)[0] ?? '';
+  return escapeControlCharacters(line.length > 200 ? `${line.slice(0, 200)}…` : line);
+}

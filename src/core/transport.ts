@@ -173,7 +173,10 @@ function attempt(baseFetch: typeof globalThis.fetch, call: Call): typeof globalT
     const body = new AbortController();
     let response: Response;
     try {
-      response = await baseFetch(input, { ...init, signal: AbortSignal.any([signal, body.signal]) });
+      response = await baseFetch(input, {
+        ...init,
+        signal: AbortSignal.any([signal, body.signal]),
+      });
     } catch (error) {
       lost(error, 'no response');
       // An abort (the caller's signal, or ky's timeout) is ky's to report.

@@ -4,6 +4,7 @@
  */
 import * as z from 'zod/mini';
 import type { ValidationIssue } from './errors.js';
+import { acceptsAtOnce } from './fast-accept.js';
 
 /** The most bytes a POST or PATCH body may have: the service accepts at most 1 MB. */
 export const MAX_BODY_BYTES = 1_000_000;
@@ -39,6 +40,26 @@ export function check<T>(
 
 // zod/mini ships no messages ("Invalid input"), and zod's full locale would add to the bundle;
 // these say what was expected and never echo what was received.
+/**
+ * @internal Checks that `value` is an array whose every item passes `schema`, item by item:
+ * the same issues as `z.array(schema)` would give, without zod's array in the bundle.
+ */
+export function checkItems<T>(
+  schema: z.ZodMiniType<T>,
+  value: unknown,
+  path: ReadonlyArray<string | number>,
+): CheckResult<T[]> {
+  if (!Array.isArray(value)) return { ok: false, issues: [{ path, message: 'expected array' }] };
+  const issues: ValidationIssue[] = [];
+  for (let index = 0; index < value.length; index += 1) {
+    const item = check(schema, value[index], [...path, index]);
+    if (!item.ok) issues.push(...item.issues);
+  }
+  return issues.length > 0 ? { ok: false, issues } : { ok: true, value: value as T[] };
+}
+
+// The SDK's schemas use types, enums and refinements (which carry their own message) and nothing
+// else, so these are the only issues to put in words.
 function describe(issue: z.core.$ZodIssue, received: unknown): string {
   if (issue.message && issue.message !== 'Invalid input') return issue.message;
   switch (issue.code) {
@@ -46,16 +67,6 @@ function describe(issue: z.core.$ZodIssue, received: unknown): string {
       return received === undefined ? 'is required' : `expected ${issue.expected}`;
     case 'invalid_value':
       return `expected one of ${issue.values.map((value) => JSON.stringify(value)).join(', ')}`;
-    case 'too_small':
-      return `must be at least ${String(issue.minimum)}${issue.origin === 'string' ? ' characters' : ''}`;
-    case 'too_big':
-      return `must be at most ${String(issue.maximum)}${issue.origin === 'string' ? ' characters' : ''}`;
-    case 'invalid_format':
-      return `has an invalid ${issue.format} format`;
-    case 'unrecognized_keys':
-      return `unknown field(s) ${issue.keys.join(', ')}`;
-    case 'invalid_union':
-      return 'matches none of the allowed shapes';
     default:
       return 'is invalid';
   }
@@ -68,145 +79,4 @@ function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
     current = (current as Record<PropertyKey, unknown>)[key];
   }
   return current;
-}
-
-/** Whether a value surely passes a schema; `false` means only "ask zod", never "invalid". */
-type Predicate = (value: unknown) => boolean;
-
-const predicates = new WeakMap<object, Predicate>();
-
-/**
- * A predicate that accepts, without zod's per-field bookkeeping, the values a schema surely
- * accepts: JSON-shaped objects, arrays, records, strings, finite numbers, booleans, null, enums.
- * zod/mini interprets a schema field by field (it has no compiled path), which made checking a
- * list of 500 secrets cost more than parsing its JSON. Anything this does not know for certain
- * (a check such as a pattern, an integer format, a refinement, a strict object, an unknown kind
- * of schema) is left to zod for that part, and any value it does not accept goes to zod as a
- * whole, so what is accepted, and every issue reported, stays exactly zod's.
- */
-function acceptsAtOnce(schema: z.ZodMiniType): Predicate {
-  let predicate = predicates.get(schema);
-  if (predicate === undefined) {
-    predicate = compile(schema);
-    predicates.set(schema, predicate);
-  }
-  return predicate;
-}
-
-interface Definition {
-  readonly type: string;
-  readonly checks?: readonly unknown[];
-  readonly innerType?: z.ZodMiniType;
-  readonly element?: z.ZodMiniType;
-  readonly keyType?: z.ZodMiniType;
-  readonly valueType?: z.ZodMiniType;
-  readonly shape?: Readonly<Record<string, z.ZodMiniType>>;
-  readonly entries?: Readonly<Record<string, unknown>>;
-}
-
-// The definition keys each kind may have for the fast path to know it exactly; any other key
-// (`format` of an integer, `catchall` of a strict object, `mode` of a record) sends it to zod.
-const PLAIN_KEYS: Readonly<Record<string, readonly string[]>> = {
-  string: ['type', 'checks'],
-  number: ['type', 'checks'],
-  boolean: ['type', 'checks'],
-  null: ['type', 'checks'],
-  unknown: ['type', 'checks'],
-  nullable: ['type', 'checks', 'innerType'],
-  optional: ['type', 'checks', 'innerType'],
-  array: ['type', 'checks', 'element'],
-  record: ['type', 'checks', 'keyType', 'valueType'],
-  object: ['type', 'checks', 'shape'],
-  enum: ['type', 'checks', 'entries'],
-};
-
-function definitionOf(schema: z.ZodMiniType): Definition {
-  return (schema as unknown as { _zod: { def: Definition } })._zod.def;
-}
-
-function compile(schema: z.ZodMiniType): Predicate {
-  const byZod: Predicate = (value) => z.safeParse(schema, value).success;
-  const def = definitionOf(schema);
-  const known = PLAIN_KEYS[def.type];
-  if (
-    known === undefined ||
-    (def.checks !== undefined && def.checks.length > 0) ||
-    Object.keys(def).some((key) => !known.includes(key))
-  ) {
-    return byZod;
-  }
-  switch (def.type) {
-    case 'string':
-      return (value) => typeof value === 'string';
-    case 'number':
-      return (value) => typeof value === 'number' && Number.isFinite(value);
-    case 'boolean':
-      return (value) => typeof value === 'boolean';
-    case 'null':
-      return (value) => value === null;
-    case 'unknown':
-      return () => true;
-    case 'nullable': {
-      const inner = acceptsAtOnce(def.innerType as z.ZodMiniType);
-      return (value) => value === null || inner(value);
-    }
-    case 'optional': {
-      const inner = acceptsAtOnce(def.innerType as z.ZodMiniType);
-      return (value) => value === undefined || inner(value);
-    }
-    case 'array': {
-      const element = acceptsAtOnce(def.element as z.ZodMiniType);
-      return (value) => {
-        if (!Array.isArray(value)) return false;
-        // By index, as zod reads it: a hole is `undefined`, which `every` would skip.
-        for (let index = 0; index < value.length; index += 1) {
-          if (!element(value[index])) return false;
-        }
-        return true;
-      };
-    }
-    case 'record': {
-      const keyDef = definitionOf(def.keyType as z.ZodMiniType);
-      if (keyDef.type !== 'string' || Object.keys(keyDef).some((key) => key !== 'type')) {
-        return byZod;
-      }
-      const item = acceptsAtOnce(def.valueType as z.ZodMiniType);
-      return (value) => {
-        // zod reads the own enumerable keys but `__proto__`; a symbol key is left to zod.
-        if (!isPlainObject(value) || Object.getOwnPropertySymbols(value).length > 0) return false;
-        for (const key of Object.keys(value)) {
-          if (key !== '__proto__' && !item((value as Record<string, unknown>)[key])) return false;
-        }
-        return true;
-      };
-    }
-    case 'object': {
-      const fields = Object.entries(def.shape ?? {}).map(
-        ([key, field]) => [key, acceptsAtOnce(field)] as const,
-      );
-      return (value) => {
-        if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
-        const record = value as Record<string, unknown>;
-        for (const [key, field] of fields) if (!field(record[key])) return false;
-        return true;
-      };
-    }
-    case 'enum': {
-      const values = Object.values(def.entries ?? {});
-      if (!values.every((entry) => typeof entry === 'string')) return byZod;
-      const allowed = new Set<unknown>(values);
-      return (value) => allowed.has(value);
-    }
-    default:
-      return byZod;
-  }
-}
-
-// Narrower than zod's test (an own `constructor` is left to zod), never wider.
-function isPlainObject(value: unknown): value is object {
-  if (typeof value !== 'object' || value === null || Object.hasOwn(value, 'constructor')) {
-    return false;
-  }
-  const prototype = Object.getPrototypeOf(value);
-  return prototype === Object.prototype || prototype === null;
 }

@@ -48,7 +48,8 @@ export interface AuditListParams extends ListParams {
   resource?: string | undefined;
 }
 /** Checks an `AuditListParams` query before it is sent. */
-export const AuditListParams = z.extend(ListParams, {
+export const AuditListParams = z.object({
+  ...ListParams.shape,
   action: z.optional(z.string()),
   resource: z.optional(z.string()),
 }) satisfies z.ZodMiniType<AuditListParams, AuditListParams>;

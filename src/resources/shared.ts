@@ -3,7 +3,8 @@
  * colours and vault roles.
  */
 import * as z from 'zod/mini';
-import type { HttpCore } from '../core/http.js';
+import { HttpCore } from '../core/http.js';
+import { type ClientOptions, resolveClientOptions } from '../core/options.js';
 
 /** A user as embedded in vault, team and organization members. */
 export interface User {
@@ -69,13 +70,33 @@ export const ListParams = z.object({
   cursor: z.optional(nonEmpty('must be a cursor returned by the service')),
 }) satisfies z.ZodMiniType<ListParams, ListParams>;
 
-/** @internal The base of every resource namespace: holds the client's HTTP core. */
+/**
+ * @internal The base of every resource namespace: holds the HTTP core, the client's or its own.
+ */
 export abstract class APIResource {
   /** @internal */
   protected readonly core: HttpCore;
 
-  /** @internal Resources are created by {@link SecretsVault}; do not construct them yourself. */
-  constructor(core: HttpCore) {
-    this.core = core;
+  /** @internal Built by {@link SecretsVault} on the client's HTTP core. */
+  constructor(core: HttpCore);
+  /**
+   * This part of the API on its own, without the rest of the client: what an app that uses
+   * nothing else builds, from its sub-path (such as `@secrets-vault/sdk/vaults`), so that its
+   * bundle carries only this namespace. It has its own settings and retry budget.
+   *
+   * @param options - the client's options, as `new SecretsVault()` takes them
+   * @throws {SecretsVaultError} when the token or base URL is missing or malformed, or an option
+   *   is out of range; the message names the option and its environment variable
+   * @example
+   * ```ts
+   * import { Vaults } from '@secrets-vault/sdk/vaults';
+   *
+   * const vaults = new Vaults({ baseUrl: location.origin, token: sessionStorage.token });
+   * const vault = await vaults.get(vaultId);
+   * ```
+   */
+  constructor(options?: ClientOptions);
+  constructor(options: HttpCore | ClientOptions = {}) {
+    this.core = options instanceof HttpCore ? options : new HttpCore(resolveClientOptions(options));
   }
 }

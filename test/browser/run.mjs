@@ -9,6 +9,7 @@ import { build } from 'esbuild';
 import { chromium } from 'playwright-core';
 import { createVaultMock } from '../../dist/mock/index.js';
 import { serveVaultMock } from '../../dist/mock/node.js';
+import { browserModules } from '../../scripts/browser-modules.ts';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from './chromium.ts';
 
 async function bundle(entry) {
@@ -20,6 +21,8 @@ async function bundle(entry) {
     target: 'es2022',
     write: false,
     logLevel: 'silent',
+    // The SDK as its browser build is: without what only a server needs.
+    plugins: [browserModules],
   });
   return result.outputFiles[0].text;
 }

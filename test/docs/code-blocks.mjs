@@ -1,15 +1,19 @@
-// Type-checks every ```ts block of the guides (README.md and docs/*.md, not the generated
-// docs/api) against the SDK sources, so the code users copy cannot drift from the API.
+// Type-checks every ```ts and ```tsx block of the guides (README.md and docs/*.md, not the
+// generated docs/api) against the SDK sources, so the code users copy cannot drift from the API.
 //
 // Each block is its own module, compiled in memory with the TypeScript compiler API and this
 // repository's tsconfig.json (strict, noUncheckedIndexedAccess, exactOptionalPropertyTypes,
-// verbatimModuleSyntax, … all kept), plus `types: ['node']` for `process` and `node:` modules.
-// `@secrets-vault/sdk`, `/mock` and `/mock/node` resolve to src/ through the tsconfig `paths`;
-// `zod`, `msw`, `vitest` resolve from node_modules.
+// verbatimModuleSyntax, … all kept), plus `types: ['node', 'react']` for `process`, `node:`
+// modules and React's types. A ```tsx block is compiled as a .tsx file with `jsx: 'react-jsx'`,
+// as Next.js and Vite compile components: JSX needs no `import React`, and its types come from
+// @types/react. `@secrets-vault/sdk`, `/mock`, `/mock/node` and `/query` resolve to src/ through
+// the tsconfig `paths`; `zod`, `msw`, `vitest`, `react`, `@tanstack/react-query` and
+// `@tanstack/query-core` resolve from node_modules.
 //
 // A block may use a name it neither declares nor imports. Such a name is, in this order:
-// 1. a top-level value declared by an earlier ts block of the same file (guides build on their
-//    earlier blocks, as `config` and `Config` do in docs/server-jobs.md), typed by that block;
+// 1. a top-level value declared by an earlier ts or tsx block of the same file (guides build on
+//    their earlier blocks, as `config` and `Config` do in docs/server-jobs.md), typed by that
+//    block;
 // 2. one of the PRELUDE declarations below, appended to the block only when it uses the name.
 // Anything else fails, as does every other compiler error, reported as file:line:column.
 //
@@ -36,8 +40,16 @@ const PRELUDE = {
   log: 'declare const log: { info(fields: object, message: string): void };',
   // The application's database connection; like most drivers, it takes an optional password.
   connect: 'declare function connect(password: string | undefined): Promise<void>;',
+  // The application's TanStack Query options and cache, made once as docs/tanstack-query.md shows.
+  q: "declare const q: import('@secrets-vault/sdk/query').SecretsVaultQueries;",
+  queryClient: "declare const queryClient: import('@tanstack/query-core').QueryClient;",
+  // The web application's sign-in session (Auth.js's `auth()` and the like), which holds the
+  // signed-in person's own token.
+  getSession: 'declare function getSession(): Promise<{ readonly vaultToken: string }>;',
 };
 
+/** The fence languages checked, and the extension their blocks are compiled with. */
+const EXTENSIONS = { ts: '.ts', typescript: '.ts', tsx: '.tsx' };
 const SKIP_MARKER = /^<!--\s*docs-check:\s*skip\s*\((.+)\)\s*-->$/;
 // "Cannot find name 'x'" (with or without a suggestion) and "No value exists in scope for the
 // shorthand property 'x'".
@@ -51,7 +63,10 @@ function markdownFiles() {
   return ['README.md', ...docs];
 }
 
-/** The ts blocks of one markdown file, with the 1-based line of their opening fence. */
+/**
+ * The ts and tsx blocks of one markdown file, with the 1-based line of their opening fence and
+ * the extension to compile them with.
+ */
 function extractBlocks(path) {
   const lines = readFileSync(join(root, path), 'utf8').split('\n');
   const blocks = [];
@@ -61,8 +76,9 @@ function extractBlocks(path) {
     if (open) {
       const closing = /^ {0,3}(`{3,}|~{3,})\s*$/.exec(line);
       if (closing?.[1]?.[0] === open.fence[0] && closing[1].length >= open.fence.length) {
-        if (open.language === 'ts' || open.language === 'typescript') {
-          const block = { path, line: open.line, code: `${open.body.join('\n')}\n` };
+        if (Object.hasOwn(EXTENSIONS, open.language)) {
+          const extension = EXTENSIONS[open.language];
+          const block = { path, line: open.line, extension, code: `${open.body.join('\n')}\n` };
           const previous = lines.slice(0, open.line - 1).findLast((text) => text.trim() !== '');
           const skip = SKIP_MARKER.exec(previous?.trim() ?? '');
           if (skip) skipped.push({ ...block, reason: skip[1] });
@@ -81,30 +97,42 @@ function extractBlocks(path) {
   return { blocks, skipped };
 }
 
-/** The names a block declares at its top level as values (not its imports). */
-function topLevelValueNames(code) {
-  const source = ts.createSourceFile('block.ts', code, ts.ScriptTarget.Latest);
+/**
+ * The names a block declares at its top level as values (not its imports), and those of them it
+ * already exports by name (`export function prefetch…`), which must not be exported twice.
+ */
+function topLevelValueNames(code, extension) {
+  // The extension picks the parser: JSX parses only in a .tsx file.
+  const source = ts.createSourceFile(`block${extension}`, code, ts.ScriptTarget.Latest);
   const names = new Set();
-  const addBinding = (name) => {
-    if (ts.isIdentifier(name)) names.add(name.text);
+  const exported = new Set();
+  const add = (name, statement) => {
+    names.add(name);
+    // `export default function Page` exports `default`, not `Page`.
+    const modifiers = ts.getCombinedModifierFlags(statement);
+    if (modifiers & ts.ModifierFlags.Export && !(modifiers & ts.ModifierFlags.Default))
+      exported.add(name);
+  };
+  const addBinding = (name, statement) => {
+    if (ts.isIdentifier(name)) add(name.text, statement);
     else
       for (const element of name.elements)
-        if (!ts.isOmittedExpression(element)) addBinding(element.name);
+        if (!ts.isOmittedExpression(element)) addBinding(element.name, statement);
   };
   for (const statement of source.statements) {
     if (ts.isVariableStatement(statement)) {
       for (const declaration of statement.declarationList.declarations)
-        addBinding(declaration.name);
+        addBinding(declaration.name, statement);
     } else if (
       (ts.isFunctionDeclaration(statement) ||
         ts.isClassDeclaration(statement) ||
         ts.isEnumDeclaration(statement)) &&
       statement.name
     ) {
-      names.add(statement.name.text);
+      add(statement.name.text, statement);
     }
   }
-  return names;
+  return { names, exported };
 }
 
 function compilerOptions() {
@@ -115,7 +143,9 @@ function compilerOptions() {
   const parsed = ts.parseJsonConfigFileContent(config.config, ts.sys, root, undefined, configPath);
   return {
     ...parsed.options,
-    types: ['node'],
+    types: ['node', 'react'],
+    // Only .tsx files (the tsx blocks) have JSX; the automatic runtime, as Next.js and Vite use.
+    jsx: ts.JsxEmit.ReactJSX,
     // Every block is a module, even one without import or export (top-level await, own scope).
     moduleDetection: ts.ModuleDetectionKind.Force,
     noEmit: true,
@@ -160,10 +190,13 @@ for (const path of files) {
   const found = extractBlocks(path);
   for (const block of found.blocks) {
     const stem = path.replace(/\.md$/, '').replaceAll(/[^\w-]/g, '_');
+    const { names, exported } = topLevelValueNames(block.code, block.extension);
     blocks.push({
       ...block,
-      virtualPath: join(blockDirectory, `${stem}.L${block.line}.ts`),
-      declares: topLevelValueNames(block.code),
+      virtualPath: join(blockDirectory, `${stem}.L${block.line}${block.extension}`),
+      declares: names,
+      exportedByName: exported,
+      // The names later blocks use that the block does not export itself: exported for them.
       exports: new Set(),
       additions: [],
     });
@@ -185,8 +218,8 @@ for (const diagnostic of firstPass.getSemanticDiagnostics()) {
     (other) => other.path === block.path && other.line < block.line && other.declares.has(name),
   );
   if (earlier) {
-    earlier.exports.add(name);
-    const module = `./${relative(blockDirectory, earlier.virtualPath).replace(/\.ts$/, '')}`;
+    if (!earlier.exportedByName.has(name)) earlier.exports.add(name);
+    const module = `./${relative(blockDirectory, earlier.virtualPath).replace(/\.tsx?$/, '')}`;
     block.additions.push({
       name,
       text: `declare const ${name}: typeof import('${module}').${name};`,
@@ -246,10 +279,13 @@ if (failures.length > 0) {
   failures.sort((left, right) =>
     sortKey(left).localeCompare(sortKey(right), 'en', { numeric: true }),
   );
-  console.error(`docs: ${failures.length} type errors in the ts blocks of the guides\n`);
+  console.error(`docs: ${failures.length} type errors in the ts and tsx blocks of the guides\n`);
   for (const failure of failures) console.error(failure);
   process.exit(1);
 }
 const withBlocks = new Set(blocks.map((block) => block.path)).size;
 const skippedNote = skipped.length > 0 ? ` (${skipped.length} skipped)` : '';
-console.log(`docs: ${blocks.length} ts blocks from ${withBlocks} files type-check${skippedNote}`);
+const tsxBlocks = blocks.filter((block) => block.extension === '.tsx').length;
+console.log(
+  `docs: ${blocks.length} ts and tsx blocks (${tsxBlocks} tsx) from ${withBlocks} files type-check${skippedNote}`,
+);

@@ -5,6 +5,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
+const distribution = new URL('../../dist/', import.meta.url);
 const esm = await import('@secrets-vault/sdk');
 const cjs = require('@secrets-vault/sdk');
 
@@ -64,9 +65,62 @@ for (const file of ['query/index.js', 'query/index.cjs']) {
   assert.doesNotMatch(source, /class SecretsVaultError\b/, `${file} must not bundle the errors`);
 }
 
+// The namespace sub-paths hand out the root's own classes under every condition: the Node build
+// (import and require), the build of every other runtime (which shares the root's chunks), and
+// the browser's. A `Vaults` built alone throws the root's error classes.
+const NAMESPACES = {
+  vaults: 'Vaults',
+  secrets: 'Secrets',
+  teams: 'Teams',
+  org: 'Org',
+  audit: 'Audit',
+};
+const neutralRoot = await import('../../dist/index.js');
+const browserRoot = await import('../../dist/browser/index.js');
+for (const [name, className] of Object.entries(NAMESPACES)) {
+  const pairs = [
+    [await import(`@secrets-vault/sdk/${name}`), esm],
+    [require(`@secrets-vault/sdk/${name}`), cjs],
+    [await import(`../../dist/${name}.js`), neutralRoot],
+    [await import(`../../dist/browser/${name}.js`), browserRoot],
+  ];
+  for (const [subPath, root] of pairs) {
+    assert.equal(typeof subPath[className], 'function', `${name} exports ${className}`);
+    assert.equal(subPath[className], root[className], `${name}: the root's ${className}`);
+    assert.equal('SecretsVault' in subPath, false, `${name} exports its namespace only`);
+  }
+}
+for (const [Vaults, root] of [
+  [(await import('@secrets-vault/sdk/vaults')).Vaults, esm],
+  [require('@secrets-vault/sdk/vaults').Vaults, cjs],
+]) {
+  const vaults = new Vaults({
+    baseUrl: 'https://vault.test',
+    token: 'smoke-token',
+    maxRetries: 0,
+    fetch: async () =>
+      Response.json(
+        { statusCode: 404, errorCode: 'not_found', message: 'no', data: null },
+        { status: 404 },
+      ),
+  });
+  const error = await vaults.get('vlt_1').catch((caught) => caught);
+  assert.ok(error instanceof root.NotFoundError, 'a sub-path throws the root error classes');
+}
+// The browser build leaves out what only a server needs; the others keep it.
+const browserText = readdirSync(new URL('browser/', distribution))
+  .filter((file) => file.endsWith('.js'))
+  .map((file) => readFileSync(new URL(`browser/${file}`, distribution), 'utf8'))
+  .join('\n');
+assert.doesNotMatch(
+  browserText,
+  /ECONNREFUSED|SECRETS_VAULT_TIMEOUT/,
+  'the browser build has no server-only code',
+);
+assert.match(readFileSync(new URL('node/index.js', distribution), 'utf8'), /ECONNREFUSED/);
+
 // The client and the browser half of the mock (with every chunk they share) must bundle for
 // browsers and edge workers: every built file but the mock/node entry.
-const distribution = new URL('../../dist/', import.meta.url);
 const browserFiles = readdirSync(distribution, { recursive: true })
   .map(String)
   .filter(
@@ -107,5 +161,5 @@ for (const file of ['node/index.js', 'node/index.cjs']) {
 }
 
 console.log(
-  'package smoke test: every entry point loads as ESM and CJS; /query shares the root error classes; no node: imports in browser builds; the Node build is one file',
+  'package smoke test: every entry point loads as ESM and CJS; the sub-paths and /query share the root classes; the browser build has no server-only code; no node: imports in browser builds; the Node build is one file',
 );

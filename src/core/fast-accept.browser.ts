@@ -1,0 +1,9 @@
+/**
+ * The browser build's `fast-accept.ts`: no fast path, every value goes through zod.
+ */
+import type * as FastAccept from './fast-accept.js';
+
+const askZod = () => false;
+
+/** @internal A predicate that never accepts at once, so that zod decides every time. */
+export const acceptsAtOnce: typeof FastAccept.acceptsAtOnce = () => askZod;
