@@ -5,6 +5,13 @@ import { browserModules } from './scripts/browser-modules.ts';
 const NAMESPACES = ['vaults', 'secrets', 'teams', 'org', 'audit'] as const;
 const namespaceEntries = Object.fromEntries(NAMESPACES.map((name) => [name, `src/${name}.ts`]));
 
+/** The entries with declarations of their own: the root and the mock's two. */
+const declaredEntries = {
+  index: 'src/index.ts',
+  'mock/index': 'src/mock/index.ts',
+  'mock/node': 'src/mock/node.ts',
+};
+
 const neutral = {
   sourcemap: true,
   treeshake: true,
@@ -20,44 +27,23 @@ export default defineConfig([
     // ES modules that share the app's ky and zod. The root and the namespace sub-paths are built
     // together, so that they share one copy of the core (one `SecretsVaultError`) in chunks.
     ...neutral,
-    entry: {
-      index: 'src/index.ts',
-      ...namespaceEntries,
-      'mock/index': 'src/mock/index.ts',
-      'mock/node': 'src/mock/node.ts',
-    },
+    entry: { ...declaredEntries, ...namespaceEntries },
     format: ['esm'],
     splitting: true,
     // The sub-paths' declarations re-export the root's (scripts/sub-paths.mjs).
-    dts: {
-      entry: {
-        index: 'src/index.ts',
-        'mock/index': 'src/mock/index.ts',
-        'mock/node': 'src/mock/node.ts',
-      },
-    },
+    dts: { entry: declaredEntries },
   },
   {
     // The same for `require`: one file per entry (a sub-path's is a re-export of the root's,
     // written by scripts/sub-paths.mjs, so that every entry throws the same error classes).
     ...neutral,
-    entry: {
-      index: 'src/index.ts',
-      'mock/index': 'src/mock/index.ts',
-      'mock/node': 'src/mock/node.ts',
-    },
+    entry: declaredEntries,
     format: ['cjs'],
-    dts: {
-      entry: {
-        index: 'src/index.ts',
-        'mock/index': 'src/mock/index.ts',
-        'mock/node': 'src/mock/node.ts',
-      },
-    },
+    dts: { entry: declaredEntries },
   },
   {
     // Web pages (the `browser` condition): as the build above, without what only a server needs
-    // (scripts/browser-modules.mjs), so that a dashboard downloads less.
+    // (scripts/browser-modules.ts), so that a dashboard downloads less.
     ...neutral,
     entry: { index: 'src/index.ts', ...namespaceEntries },
     outDir: 'dist/browser',

@@ -430,14 +430,20 @@ describe('mutations', () => {
   });
 });
 
+/** A client whose fetch records the signal of every request it sends. */
+function signalRecordingClient() {
+  const signals: AbortSignal[] = [];
+  const client = newClient((input, init) => {
+    const signal = init?.signal ?? (input instanceof Request ? input.signal : undefined);
+    if (signal) signals.push(signal);
+    return fetch(input, init);
+  });
+  return { client, signals };
+}
+
 describe('cancellation', () => {
   it('aborts the in-flight request when the query is cancelled', async () => {
-    const signals: AbortSignal[] = [];
-    const client = newClient((input, init) => {
-      const signal = init?.signal ?? (input instanceof Request ? input.signal : undefined);
-      if (signal) signals.push(signal);
-      return fetch(input, init);
-    });
+    const { client, signals } = signalRecordingClient();
     const q = createQueryOptions(client);
     const queryClient = newQueryClient();
     const hold = mock.faults.inject(
@@ -456,12 +462,7 @@ describe('cancellation', () => {
   });
 
   it('aborts the in-flight request when the last observer unsubscribes (a component unmounts)', async () => {
-    const signals: AbortSignal[] = [];
-    const client = newClient((input, init) => {
-      const signal = init?.signal ?? (input instanceof Request ? input.signal : undefined);
-      if (signal) signals.push(signal);
-      return fetch(input, init);
-    });
+    const { client, signals } = signalRecordingClient();
     const q = createQueryOptions(client);
     const hold = mock.faults.inject({ method: 'GET', path: '/v1/vaults' }, { kind: 'hold' });
     const observer = new QueryObserver(newQueryClient(), q.vaults.list.queryOptions());
