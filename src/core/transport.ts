@@ -24,7 +24,7 @@ import {
   ResponseValidationError,
   SecretsVaultError,
 } from './errors.js';
-import type { LevelLogger } from './logger.js';
+import type { LevelLogger, LogFields, LogLevel } from './logger.js';
 import {
   describeConnectionFailure,
   isNetworkFailure,
@@ -156,17 +156,22 @@ function attempt(baseFetch: typeof globalThis.fetch, call: Call): typeof globalT
     call.attempts += 1;
     const request = input instanceof Request ? input : new Request(input, init);
     const { signal } = request;
-    const { method, target, idempotencyKey } = call.request;
-    const fields = { method, path: target, attempt: call.attempts, idempotencyKey };
+    const { attempts } = call;
     const started = now();
-    call.logger?.log('debug', `→ ${method} ${target}`, fields);
+    note(call, 'debug', '→', attempts);
     const lost = (error: unknown, what: string) => {
       call.lostResponse = true;
-      call.logger?.log('warn', `✕ ${method} ${target}: ${what}`, {
-        ...fields,
-        durationMs: Math.round(now() - started),
-        reason: error instanceof Error ? error.name : 'Error',
-      });
+      note(
+        call,
+        'warn',
+        '✕',
+        attempts,
+        {
+          durationMs: Math.round(now() - started),
+          reason: error instanceof Error ? error.name : 'Error',
+        },
+        `: ${what}`,
+      );
     };
 
     // Aborts this attempt's fetch, body included, when its body turns out too large.
@@ -218,8 +223,7 @@ function attempt(baseFetch: typeof globalThis.fetch, call: Call): typeof globalT
         cause: new ResponseBodyCutOff('the response body was cut off', { cause: error }),
       });
     }
-    call.logger?.log(status >= 400 ? 'warn' : 'info', `← ${status} ${method} ${target}`, {
-      ...fields,
+    note(call, status >= 400 ? 'warn' : 'info', `← ${status}`, attempts, {
       status,
       durationMs: Math.round(now() - started),
       requestId: call.requestId,
@@ -251,12 +255,8 @@ function beforeRetry({ options, error, retryCount }: BeforeRetryState): void {
   if (call === undefined) return;
   // A timed-out attempt may have reached the server even though no answer came back.
   if (!isHTTPError(error)) call.lostResponse = true;
-  call.logger?.log('warn', `retrying ${call.request.method} ${call.request.target}`, {
-    method: call.request.method,
-    path: call.request.target,
-    attempt: retryCount + 1,
+  note(call, 'warn', 'retrying', retryCount + 1, {
     reason: error instanceof HTTPError ? String(error.response.status) : error.name,
-    idempotencyKey: call.request.idempotencyKey,
   });
 }
 
@@ -299,18 +299,36 @@ function toSdkError(error: unknown, call: Call): SecretsVaultError {
       { ...details, ...(cause ? { cause } : {}) },
     );
   }
-  call.logger?.log('error', `${converted.name}: ${call.request.method} ${call.request.target}`, {
-    method: call.request.method,
-    path: call.request.target,
-    attempt: details.attempts,
+  note(call, 'error', `${converted.name}:`, details.attempts, {
     reason: converted.name,
-    idempotencyKey: call.request.idempotencyKey,
     requestId: details.requestId,
     ...('status' in converted && typeof converted.status === 'number'
       ? { status: converted.status }
       : {}),
   });
   return converted;
+}
+
+/**
+ * Logs one line about `call`: `<prefix> <method> <path><suffix>`, with the fields every line of
+ * a call carries (method, path, attempt, idempotency key) and `extra`.
+ */
+function note(
+  call: Call,
+  level: Exclude<LogLevel, 'off'>,
+  prefix: string,
+  attempt: number,
+  extra?: Partial<LogFields>,
+  suffix = '',
+): void {
+  const { method, target, idempotencyKey } = call.request;
+  call.logger?.log(level, `${prefix} ${method} ${target}${suffix}`, {
+    method,
+    path: target,
+    attempt,
+    idempotencyKey,
+    ...extra,
+  });
 }
 
 function describeTimeout(call: Call): string {
