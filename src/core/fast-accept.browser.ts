@@ -5,5 +5,8 @@ import type * as FastAccept from './fast-accept.js';
 
 const askZod = () => false;
 
+/** @internal Nothing to declare: zod decides every time. */
+export const declareFastPath: typeof FastAccept.declareFastPath = () => undefined;
+
 /** @internal A predicate that never accepts at once, so that zod decides every time. */
 export const acceptsAtOnce: typeof FastAccept.acceptsAtOnce = () => askZod;

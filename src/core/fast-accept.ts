@@ -21,12 +21,22 @@ const predicates = new WeakMap<object, Predicate>();
  * whole, so what is accepted, and every issue reported, stays exactly zod's.
  */
 export function acceptsAtOnce(schema: z.ZodMiniType): Predicate {
-  let predicate = predicates.get(schema);
+  let predicate = predicates.get(schema) ?? declared.get(schema);
   if (predicate === undefined) {
     predicate = compile(schema);
     predicates.set(schema, predicate);
   }
   return predicate;
+}
+
+const declared = new WeakMap<object, Predicate>();
+
+/**
+ * @internal Gives a schema that the compiler cannot read (a custom check) its fast path:
+ * `predicate` must accept exactly the values the schema accepts, or fewer.
+ */
+export function declareFastPath(schema: z.ZodMiniType, predicate: Predicate): void {
+  declared.set(schema, predicate);
 }
 
 interface Definition {
@@ -38,6 +48,7 @@ interface Definition {
   readonly valueType?: z.ZodMiniType;
   readonly shape?: Readonly<Record<string, z.ZodMiniType>>;
   readonly entries?: Readonly<Record<string, unknown>>;
+  readonly fn?: (value: unknown) => unknown;
 }
 
 // The definition keys each kind may have for the fast path to know it exactly; any other key
@@ -53,6 +64,7 @@ const PLAIN_KEYS: Readonly<Record<string, readonly string[]>> = {
   array: ['type', 'checks', 'element'],
   record: ['type', 'checks', 'keyType', 'valueType'],
   object: ['type', 'checks', 'shape'],
+  custom: ['type', 'check', 'fn', 'error', 'abort'],
   enum: ['type', 'checks', 'entries'],
 };
 
@@ -72,6 +84,12 @@ function compile(schema: z.ZodMiniType): Predicate {
     return byZod;
   }
   switch (def.type) {
+    case 'custom': {
+      // zod passes a value its function calls truthy; `true` alone is taken here, so that an
+      // async function's promise goes to zod.
+      const fn = def.fn;
+      return fn === undefined ? byZod : (value) => fn(value) === true;
+    }
     case 'string':
       return (value) => typeof value === 'string';
     case 'number':

@@ -14,6 +14,7 @@ import ky, {
   NetworkError,
 } from 'ky';
 import { MAX_RESPONSE_BYTES, ResponseTooLarge, readText } from './body.js';
+import { attemptSignal } from './body-reader.js';
 import {
   APIConnectionError,
   APITimeoutError,
@@ -174,14 +175,14 @@ function attempt(baseFetch: typeof globalThis.fetch, call: Call): typeof globalT
       );
     };
 
-    // Aborts this attempt's fetch, body included, when its body turns out too large.
-    const body = new AbortController();
+    // The browser build aborts an attempt's fetch itself when its body turns out too large.
+    const [fetchSignal, abortBody] = attemptSignal(signal);
     let response: Response;
     try {
-      response = await baseFetch(input, {
-        ...init,
-        signal: AbortSignal.any([signal, body.signal]),
-      });
+      response = await baseFetch(
+        input,
+        fetchSignal === signal ? init : { ...init, signal: fetchSignal },
+      );
     } catch (error) {
       lost(error, 'no response');
       // An abort (the caller's signal, or ky's timeout) is ky's to report.
@@ -207,7 +208,7 @@ function attempt(baseFetch: typeof globalThis.fetch, call: Call): typeof globalT
 
     let text: string;
     try {
-      text = await readText(response, signal, MAX_RESPONSE_BYTES, () => body.abort());
+      text = await readText(response, signal, MAX_RESPONSE_BYTES, abortBody);
     } catch (error) {
       if (error instanceof ResponseTooLarge) {
         throw new ResponseValidationError(

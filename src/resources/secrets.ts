@@ -4,6 +4,7 @@
  */
 import * as z from 'zod/mini';
 import type { APIPromise } from '../core/api-promise.js';
+import { declareFastPath } from '../core/fast-accept.js';
 import type { RequestOptions } from '../core/options.js';
 import type { PagePromise } from '../core/pagination.js';
 import { buildLoaded, type LoadResult } from '../startup/load.js';
@@ -71,6 +72,11 @@ export const SecretValue = z.custom<SecretValue>().check(
     }
   }),
 ) satisfies z.ZodMiniType<SecretValue>;
+// The values endpoint answers hundreds of these: they skip zod's bookkeeping when they pass.
+declareFastPath(
+  SecretValue,
+  (value) => isPlainObject(value) && Object.values(value).every((item) => typeof item === 'string'),
+);
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   if (typeof value !== 'object' || value === null) return false;

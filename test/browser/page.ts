@@ -7,6 +7,7 @@ import {
   APIConnectionError,
   NotFoundError,
   RedirectError,
+  ResponseValidationError,
   SecretsVault,
   type SecretsVaultError,
 } from '../../src/index.js';
@@ -60,6 +61,24 @@ await check('never follows a redirect: the browser hides it, the SDK refuses it'
   assert((error as RedirectError).attempts === 1, 'not retried');
   const followed = (await (await fetch('/__followed')).json()) as { count: number };
   assert(followed.count === 0, `the Location was requested ${followed.count} times`);
+});
+
+await check('stops an answer of unknown length at 32 MiB and aborts its download', async () => {
+  const endless = new SecretsVault({ baseUrl: `${location.origin}/endless`, token, maxRetries: 0 });
+  const error = await endless.vaults.get('vlt_1').then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
+  assert(error instanceof ResponseValidationError, `got ${String(error)}`);
+  assert(String(error).includes('larger than 33554432 bytes'), String(error));
+  let state = { written: 0, closed: false };
+  for (let tries = 0; tries < 50 && !state.closed; tries += 1) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    state = (await (await fetch('/__endless')).json()) as typeof state;
+  }
+  assert(state.closed, 'the connection was closed');
+  // Of the 1 GiB on offer: loopback outruns the abort by some 100 MiB, never by the rest.
+  assert(state.written < 512 * 1024 ** 2, `${state.written} bytes were sent`);
 });
 
 await check(

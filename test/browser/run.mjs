@@ -41,6 +41,7 @@ const STRICT_CSP =
 const mock = createVaultMock();
 const served = await serveVaultMock(mock);
 let followed = 0;
+const endless = { written: 0, closed: false };
 
 const pages = createServer(async (incoming, outgoing) => {
   const url = new URL(incoming.url ?? '/', 'http://page.test');
@@ -71,6 +72,31 @@ const pages = createServer(async (incoming, outgoing) => {
   if (url.pathname === '/__followed') {
     outgoing.writeHead(200, { 'Content-Type': 'application/json' });
     outgoing.end(JSON.stringify({ count: followed }));
+    return;
+  }
+  if (url.pathname === '/__endless') {
+    outgoing.writeHead(200, { 'Content-Type': 'application/json' });
+    outgoing.end(JSON.stringify(endless));
+    return;
+  }
+  if (url.pathname.startsWith('/endless/')) {
+    // An answer of unknown length (chunked) that never ends: the SDK must stop it at its limit.
+    outgoing.writeHead(200, { 'Content-Type': 'application/json' });
+    outgoing.on('close', () => {
+      endless.closed = true;
+    });
+    const chunk = Buffer.alloc(256 * 1024, 32);
+    const pump = () => {
+      while (!endless.closed && endless.written < 1024 ** 3) {
+        endless.written += chunk.length;
+        if (!outgoing.write(chunk)) {
+          outgoing.once('drain', pump);
+          return;
+        }
+      }
+      outgoing.end();
+    };
+    pump();
     return;
   }
   if (url.pathname.startsWith('/redirect/')) {

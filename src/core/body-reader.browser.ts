@@ -1,0 +1,48 @@
+/**
+ * The browser build's `body-reader.ts`. Chromium reports a request whose body a script read to
+ * its end through a stream reader as cancelled ("(canceled)" in DevTools, `net::ERR_ABORTED`)
+ * when the reader finishes before the network layer does, which it does with chunked answers,
+ * and may drop the connection with it. So the body is read by the browser itself
+ * (`arrayBuffer()`), while a clone of it is counted, and the fetch aborted past the limit.
+ */
+import type * as BodyReader from './body-reader.js';
+import { ResponseTooLarge, readWhole } from './whole-body.js';
+
+/** @internal The request's signal joined to one that aborts the fetch when its body is too large. */
+export const attemptSignal: typeof BodyReader.attemptSignal = (signal) => {
+  const own = new AbortController();
+  return [AbortSignal.any([signal, own.signal]), () => own.abort()];
+};
+
+const never = new Promise<never>(() => undefined);
+
+/** @internal Reads a body of unknown length with `arrayBuffer()`, counting a clone of it. */
+export const readUnknownLength: typeof BodyReader.readUnknownLength = async (
+  response,
+  signal,
+  maxBytes,
+  abort,
+) => {
+  const counted = response.clone().body?.getReader();
+  const tooLarge = (async () => {
+    let size = 0;
+    for (;;) {
+      const chunk = await counted?.read();
+      if (chunk === undefined || chunk.done) return;
+      size += chunk.value.byteLength;
+      if (size > maxBytes) {
+        abort?.();
+        void counted?.cancel().catch(() => undefined);
+        throw new ResponseTooLarge(`body is larger than ${maxBytes} bytes`);
+      }
+    }
+  })();
+  tooLarge.catch(() => undefined);
+  try {
+    // The count ends with the body, so only its error (too large) can come first.
+    return await Promise.race([readWhole(response, signal, maxBytes), tooLarge.then(() => never)]);
+  } finally {
+    // A fetch that does not abort its body on the signal would leave the count waiting.
+    void counted?.cancel().catch(() => undefined);
+  }
+};

@@ -1,0 +1,62 @@
+/**
+ * Reading a body of unknown length (no `Content-Length`: chunked, or HTTP/2 without one),
+ * counted as it arrives and stopped past the limit, through a stream reader. The browser build
+ * replaces this module with `body-reader.browser.ts`.
+ */
+import { ResponseTooLarge } from './whole-body.js';
+
+/**
+ * @internal The signal to send an attempt with, and how to abort its fetch early: the request's
+ * own signal here, since a stream reader can stop the body itself.
+ */
+export function attemptSignal(signal: AbortSignal): [AbortSignal, (() => void) | undefined] {
+  return [signal, undefined];
+}
+
+/**
+ * @internal Reads a body of unknown length, at most `maxBytes`, chunk by chunk.
+ *
+ * @throws {ResponseTooLarge} when the body is larger than `maxBytes`
+ * @throws the stream's own error when the body is cut off, or the signal's reason when it fires
+ */
+export async function readUnknownLength(
+  response: Response,
+  signal: AbortSignal,
+  maxBytes: number,
+  _abort?: () => void,
+): Promise<Uint8Array<ArrayBuffer>> {
+  const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+  // Not every fetch (a test double, a polyfill) aborts the body when the request's signal fires:
+  // cancel the reader too, so a stalled body never outlives its deadline.
+  const stop = () => void reader.cancel().catch(() => undefined);
+  signal.addEventListener('abort', stop, { once: true });
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    for (;;) {
+      signal.throwIfAborted();
+      const chunk = await reader.read();
+      // A cancelled reader reports the end of the stream: the body is incomplete, not done.
+      signal.throwIfAborted();
+      if (chunk.done) break;
+      size += chunk.value.byteLength;
+      if (size > maxBytes) {
+        stop();
+        throw new ResponseTooLarge(`body is larger than ${maxBytes} bytes`);
+      }
+      chunks.push(chunk.value);
+    }
+  } finally {
+    signal.removeEventListener('abort', stop);
+  }
+  // Most bodies arrive in one chunk: no copy then.
+  const [only] = chunks;
+  if (chunks.length === 1 && only) return only as Uint8Array<ArrayBuffer>;
+  const bytes = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return bytes;
+}
