@@ -1,9 +1,10 @@
 /**
  * The browser build's `body-reader.ts`. Chromium reports a request whose body a script read to
  * its end through a stream reader as cancelled ("(canceled)" in DevTools, `net::ERR_ABORTED`)
- * when the reader finishes before the network layer does, which it does with chunked answers,
- * and may drop the connection with it. So the body is read by the browser itself
- * (`arrayBuffer()`), while a clone of it is counted, and the fetch aborted past the limit.
+ * when the reader finishes before the network layer does, and may drop the connection with it.
+ * So the browser reads every body itself (`arrayBuffer()`): as it is when it declares its length
+ * (a browser holds a body to its `Content-Length`), otherwise while a clone of it is counted,
+ * the fetch aborted past the limit.
  */
 import type * as BodyReader from './body-reader.js';
 import { ResponseTooLarge, readWhole } from './whole-body.js';
@@ -16,13 +17,16 @@ export const attemptSignal: typeof BodyReader.attemptSignal = (signal) => {
 
 const never = new Promise<never>(() => undefined);
 
-/** @internal Reads a body of unknown length with `arrayBuffer()`, counting a clone of it. */
-export const readUnknownLength: typeof BodyReader.readUnknownLength = async (
+/** @internal Reads a body with `arrayBuffer()`, counting a clone of it when its length is unknown. */
+export const readStream: typeof BodyReader.readStream = async (
   response,
   signal,
   maxBytes,
   abort,
 ) => {
+  if (/^\d+$/.test(response.headers.get('content-length') ?? '')) {
+    return readWhole(response, signal, maxBytes);
+  }
   const counted = response.clone().body?.getReader();
   const tooLarge = (async () => {
     let size = 0;

@@ -4,7 +4,7 @@
  * sends headers at once and then trickles, stalls or cuts the body fails that attempt.
  */
 
-import { readUnknownLength } from './body-reader.js';
+import { readStream } from './body-reader.js';
 import { ResponseTooLarge, readWhole } from './whole-body.js';
 
 export { ResponseTooLarge } from './whole-body.js';
@@ -37,12 +37,9 @@ export async function readText(
 }
 
 /**
- * Reads the whole body of `response`, at most `maxBytes`.
- *
- * A body that declares its length (within the limit, checked by {@link readText}) is read with
- * the runtime's own reader (`arrayBuffer()`): every native fetch holds a body to its
- * `Content-Length`. One of unknown length is counted as it arrives (`body-reader.ts`, which
- * the browser build replaces) and stopped past the limit.
+ * Reads the whole body of `response`, at most `maxBytes`: counted as it arrives and stopped past
+ * the limit (`body-reader.ts`, which the browser build replaces: a browser wants to read a
+ * body itself).
  *
  * @throws {ResponseTooLarge} when the body is larger than `maxBytes`
  * @throws the stream's own error when the body is cut off, or the signal's reason when it fires
@@ -53,8 +50,6 @@ export async function readBody(
   maxBytes = MAX_RESPONSE_BYTES,
   abort?: () => void,
 ): Promise<Uint8Array<ArrayBuffer>> {
-  if (response.body === null || /^\d+$/.test(response.headers.get('content-length') ?? '')) {
-    return readWhole(response, signal, maxBytes);
-  }
-  return readUnknownLength(response, signal, maxBytes, abort);
+  if (response.body === null) return readWhole(response, signal, maxBytes);
+  return readStream(response, signal, maxBytes, abort);
 }
