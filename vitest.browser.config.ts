@@ -1,13 +1,14 @@
 /**
  * The tests that need Chromium (Debian's, never a download), run by `npm run test:browser`:
  * the end-to-end suite inside the browser (Vitest browser mode; the same test files as the Node
- * run, with the mock in MSW's service worker instead of `setupServer`), and the dashboard
- * example clicked through from Node.
+ * run, with the mock in MSW's service worker instead of `setupServer`, and the SDK's modules as
+ * its browser build has them), and the dashboard example clicked through from Node.
  */
 import { fileURLToPath } from 'node:url';
 import { playwright } from '@vitest/browser-playwright';
 import { msw } from 'msw/vite';
 import { defineConfig } from 'vitest/config';
+import { browserModulesForVite } from './scripts/browser-modules.ts';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from './test/browser/chromium.js';
 import { packageAliases } from './test/package-aliases.js';
 
@@ -24,8 +25,9 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        // Serves node_modules/msw/lib/mockServiceWorker.js at /mockServiceWorker.js, nothing else.
-        plugins: [msw({ mode: 'worker-only' })],
+        // Serves node_modules/msw/lib/mockServiceWorker.js at /mockServiceWorker.js, nothing else;
+        // and the SDK as its browser build is (scripts/browser-modules.ts).
+        plugins: [msw({ mode: 'worker-only' }), browserModulesForVite],
         resolve: {
           alias: [
             // The transport: setupWorker on the page's origin instead of setupServer.
@@ -39,7 +41,11 @@ export default defineConfig({
         },
         test: {
           name: 'browser',
-          include: ['test/e2e/every-method.test.ts', 'test/mock/contract.test.ts'],
+          include: [
+            'test/e2e/every-method.test.ts',
+            'test/e2e/namespaces-alone.test.ts',
+            'test/mock/contract.test.ts',
+          ],
           testTimeout: 30_000,
           hookTimeout: 30_000,
           browser: {
