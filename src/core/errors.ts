@@ -371,30 +371,29 @@ function classFor(status: number, code: string | null): APIErrorClass {
  * The envelope's `errorCode` and `message` are used only when the body is a well-formed failure
  * envelope that agrees with the HTTP status; anything else falls back to the status alone.
  *
- * @param sensitiveForms - the token and secret values sent, in every form a server could echo
- *   them (see `sensitiveForms` in redaction.ts), to scrub from the server's message, from every
- *   response header the error keeps, and from the request id
+ * @param secrets - the token and secret values sent (from `sensitiveStrings`), to scrub from the
+ *   server's message, from every response header the error keeps, and from the request id,
+ *   however the server escaped them
  */
 export function makeAPIError(
   status: number,
   headers: Headers,
   body: unknown,
-  sensitiveForms: readonly string[],
+  secrets: readonly string[],
   details: Partial<CallDetails> = {},
 ): APIError {
   const envelope = readFailureEnvelope(status, body);
   const code = envelope?.errorCode ?? null;
-  const message =
-    envelope?.message == null ? null : scrubServerText(envelope.message, sensitiveForms);
+  const message = envelope?.message == null ? null : scrubServerText(envelope.message, secrets);
   const ErrorClass = classFor(status, code);
   const { requestId } = details;
   return new ErrorClass({
     ...details,
-    ...(requestId == null ? {} : { requestId: scrubServerText(requestId, sensitiveForms) }),
+    ...(requestId == null ? {} : { requestId: scrubServerText(requestId, secrets) }),
     status,
     code: code === null ? null : escapeControlCharacters(code),
     message,
-    headers: scrubHeaders(headers, sensitiveForms),
+    headers: scrubHeaders(headers, secrets),
   });
 }
 
@@ -402,11 +401,11 @@ export function makeAPIError(
  * A copy of `headers` with the forms scrubbed from every value: the error keeps its headers and
  * `util.inspect` prints them, and a server or proxy may echo `Authorization` or the body in one.
  */
-function scrubHeaders(headers: Headers, sensitiveForms: readonly string[]): Headers {
+function scrubHeaders(headers: Headers, secrets: readonly string[]): Headers {
   const scrubbed = new Headers();
   // Iteration yields each `Set-Cookie` on its own and every other name once, values joined.
   for (const [name, value] of headers) {
-    scrubbed.append(name, scrubServerText(value, sensitiveForms));
+    scrubbed.append(name, scrubServerText(value, secrets));
   }
   return scrubbed;
 }

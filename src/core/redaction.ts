@@ -7,154 +7,92 @@
 const REDACTED = '[REDACTED]';
 // Shorter strings match ordinary words in a message; scrubbing them would garble it for nothing.
 const MIN_REDACTED_LENGTH = 4;
+const LINE_BREAK = /\r\n|\r|\n/;
 
 /**
- * Every form in which a sensitive string can come back inside a server's text, so that
- * {@link scrubServerText} finds it however the server escaped it: the string itself and each
- * of its lines (a multi-line value such as a PEM key, quoted one line at a time), each also as
- * JSON (as JavaScript, PHP, Python and Go write it), percent-encoded (URI component, form and
- * path styles) and HTML-escaped (named and numeric references). A string shorter than 4
- * characters, once trimmed, has no forms at all. Longest first, so a value that contains another
- * is scrubbed whole.
+ * What {@link scrubServerText} looks for: each sensitive string and each of its lines (a
+ * multi-line value such as a PEM key may be quoted one line at a time), with a lone surrogate
+ * also as U+FFFD (as encoders write it). A string shorter than 4 characters, once trimmed, is
+ * left out. Longest first, so a value that contains another is scrubbed whole.
  */
-export function sensitiveForms(values: Iterable<string>): string[] {
-  const forms = new Set<string>();
+export function sensitiveStrings(values: Iterable<string>): string[] {
+  const found = new Set<string>();
   for (const value of values) {
-    for (const text of new Set([value, ...value.split(/\r\n|\r|\n/)])) {
-      // The length of what was sent decides, not of its escaping: `&` is short even as `&amp;`.
+    for (const text of [value, ...value.split(LINE_BREAK)]) {
       if (text.trim().length < MIN_REDACTED_LENGTH) continue;
-      forms.add(text);
-      for (const form of jsonForms(text)) forms.add(form);
-      for (const form of percentForms(text)) forms.add(form);
-      for (const form of htmlForms(text)) forms.add(form);
+      found.add(text).add(text.replace(/\p{Surrogate}/gu, '\ufffd'));
     }
   }
-  return [...forms].sort((a, b) => b.length - a.length);
+  return [...found].sort((a, b) => b.length - a.length);
 }
 
-// A server escapes what it echoes in the one style of its encoder, not a mix: each form below is
-// what one common encoder writes. Variants that coincide for a given text collapse in the set.
+const JSON_ESCAPES: Readonly<Record<string, string>> = {
+  b: '\b',
+  f: '\f',
+  n: '\n',
+  r: '\r',
+  t: '\t',
+};
+const HTML_NAMED: Readonly<Record<string, string>> = {
+  amp: '&',
+  lt: '<',
+  gt: '>',
+  quot: '"',
+  apos: "'",
+};
 
-const hex4 = (code: number) => code.toString(16).padStart(4, '0');
+const fromCodePoint = (code: number, otherwise: string) =>
+  code <= 0x10ffff ? String.fromCodePoint(code) : otherwise;
+const percentDecoded = (text: string) =>
+  text.replace(/(?:%[0-9a-f]{2})+/gi, (run) => {
+    try {
+      return decodeURIComponent(run);
+    } catch {
+      return run; // not UTF-8: nothing a server makes of a string
+    }
+  });
 
 /**
- * The text as JSON string contents: JSON.stringify's escaping, optionally with `/` as `\/`
- * (PHP), with non-ASCII code units as `\uXXXX` (Python's ensure_ascii, PHP; surrogate pairs
- * beyond the BMP), with `<`, `>` and `&` as `\u003c`… (Go), in lower- or upper-case hex.
+ * How servers escape what they echo, each undone leniently (what is not an escape stays): JSON
+ * string escapes as every encoder writes them (`\/`, `\u00f6` or `\u00F6`, surrogate pairs, Go's
+ * `\u003c`), HTML character references (named, decimal, hex, in either case, zero-padded or
+ * not), and percent-encoding of UTF-8 by any encoder, with a space as `%20` or `+`. Undoing an
+ * escaping covers every encoder that writes it, where listing the forms of a value would cover
+ * only the encoders listed.
  */
-function jsonForms(text: string): string[] {
-  const plain = JSON.stringify(text).slice(1, -1);
-  const forms: string[] = [];
-  for (const slash of [false, true]) {
-    for (const ascii of [false, true]) {
-      for (const htmlSafe of [false, true]) {
-        let form = plain.replace(/[^\x20-\x7e]|[/<>&]/g, (char) => {
-          const code = char.charCodeAt(0);
-          if (char === '/') return slash ? '\\/' : char;
-          if ('<>&'.includes(char)) return htmlSafe ? `\\u${hex4(code)}` : char;
-          return ascii && code > 0x7e ? `\\u${hex4(code)}` : char;
-        });
-        forms.push(form);
-        form = form.replace(/\\u[0-9a-f]{4}/g, (sequence) =>
-          sequence.toUpperCase().replace('\\U', '\\u'),
-        );
-        forms.push(form);
-      }
-    }
-  }
-  return forms;
-}
-
-// The characters each percent-encoder leaves alone, besides ASCII letters and digits.
-const PERCENT_SAFE = [
-  "-_.!~*'()", // encodeURIComponent
-  '-_.~', // RFC 3986 unreserved: PHP's rawurlencode, Python's quote(safe='')
-  '-_.~/', // Python's quote, which keeps `/` by default
-  '-_.*', // form encoding: URLSearchParams, Java's URLEncoder
-  '-_.', // PHP's urlencode
+const DECODINGS: ReadonlyArray<(text: string) => string> = [
+  (text) =>
+    text.replace(/\\(?:u([0-9a-fA-F]{4})|(.))/g, (_, hex: string | undefined, char: string) =>
+      hex ? String.fromCharCode(Number.parseInt(hex, 16)) : (JSON_ESCAPES[char] ?? char),
+    ),
+  (text) =>
+    text.replace(
+      /&(?:#(\d+)|#x([0-9a-f]+)|([a-z]+));/gi,
+      (reference, decimal: string | undefined, hex: string | undefined, name: string) =>
+        decimal || hex
+          ? fromCodePoint(Number.parseInt(decimal ?? hex ?? '', decimal ? 10 : 16), reference)
+          : (HTML_NAMED[name.toLowerCase()] ?? reference),
+    ),
+  percentDecoded,
+  (text) => percentDecoded(text.replaceAll('+', ' ')),
+  // Last, so that an escaped value is replaced whole rather than its unescaped prefix.
+  (text) => text,
 ];
-const utf8 = new TextEncoder();
 
 /**
- * The text percent-encoded as UTF-8 by each common encoder, with a space as `%20` or `+`, and
- * the hex in upper or lower case.
+ * Replaces every sensitive string (from {@link sensitiveStrings}) in `text`, however the server
+ * escaped it, then escapes control characters, so what is left is one line that cannot forge a
+ * log entry. A text in which an escaping hides one is kept with that escaping undone (and the
+ * string replaced); a text that hides none is kept as sent.
  */
-function percentForms(text: string): string[] {
-  const forms: string[] = [];
-  for (const safe of PERCENT_SAFE) {
-    let encoded = '';
-    for (const char of text) {
-      if (/^[A-Za-z0-9]$/.test(char) || safe.includes(char)) {
-        encoded += char;
-      } else {
-        // A lone surrogate becomes U+FFFD, as every encoder that does not throw writes it.
-        for (const byte of utf8.encode(char)) {
-          encoded += `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
-        }
-      }
-    }
-    for (const form of [encoded, encoded.replaceAll('%20', '+')]) {
-      forms.push(
-        form,
-        form.replace(/%[0-9A-F]{2}/g, (sequence) => sequence.toLowerCase()),
-      );
-    }
-  }
-  return forms;
-}
-
-// How HTML escapers write `"` and `'`; each also writes `&amp;`, `&lt;` and `&gt;`.
-const QUOTE_STYLES: ReadonlyArray<Readonly<Record<string, string>>> = [
-  {}, // text content only: & < >
-  { '"': '&quot;' }, // PHP's htmlspecialchars before 8.1
-  { '"': '&quot;', "'": '&#39;' }, // lodash, escape-html, Ruby
-  { '"': '&quot;', "'": '&#039;' }, // PHP's htmlspecialchars since 8.1
-  { '"': '&quot;', "'": '&#x27;' }, // Python's html.escape, Django
-  { '"': '&quot;', "'": '&apos;' }, // XML
-  { '"': '&#34;', "'": '&#39;' }, // Go's html.EscapeString
-];
-const HTML_NAMED: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;' };
-type Reference = (codePoint: number) => string;
-const decimal: Reference = (code) => `&#${code};`;
-const hexLower: Reference = (code) => `&#x${code.toString(16)};`;
-const hexUpper: Reference = (code) => `&#x${code.toString(16).toUpperCase()};`;
-
-/**
- * The text HTML-escaped: `&`, `<`, `>` (and `"`, `'` in each common style) as named entities
- * with non-ASCII kept or written as numeric references, or every one of them as a decimal or
- * hex numeric reference.
- */
-function htmlForms(text: string): string[] {
-  const escaped = (entity: (char: string, code: number) => string | undefined) =>
-    Array.from(text, (char) => entity(char, char.codePointAt(0) ?? 0) ?? char).join('');
-  const forms: string[] = [];
-  for (const quotes of QUOTE_STYLES) {
-    for (const nonAscii of [undefined, decimal, hexLower, hexUpper]) {
-      forms.push(
-        escaped(
-          (char, code) =>
-            HTML_NAMED[char] ?? quotes[char] ?? (code > 0x7e ? nonAscii?.(code) : undefined),
-        ),
-      );
-    }
-  }
-  for (const reference of [decimal, hexLower, hexUpper]) {
-    forms.push(
-      escaped((char, code) =>
-        code > 0x7e || `&<>"'`.includes(char) ? reference(code) : undefined,
-      ),
-    );
-  }
-  return forms;
-}
-
-/**
- * Replaces every occurrence of the given forms (from {@link sensitiveForms}) in `text`, then
- * escapes control characters, so what is left is one line that cannot forge a log entry.
- */
-export function scrubServerText(text: string, forms: readonly string[]): string {
+export function scrubServerText(text: string, secrets: readonly string[]): string {
   let result = text;
-  for (const form of forms) result = result.replaceAll(form, REDACTED);
+  for (const decode of DECODINGS) {
+    const decoded = decode(result);
+    if (secrets.some((secret) => decoded.includes(secret))) {
+      result = secrets.reduce((scrubbed, secret) => scrubbed.replaceAll(secret, REDACTED), decoded);
+    }
+  }
   return escapeControlCharacters(result);
 }
 
@@ -177,6 +115,6 @@ export function escapeControlCharacters(text: string): string {
 
 /** @internal One line of at most 200 characters, control characters escaped. */
 export function oneLine(text: string): string {
-  const line = text.split(/\r\n|\r|\n/, 1)[0] ?? '';
+  const line = text.split(LINE_BREAK, 1)[0] ?? '';
   return escapeControlCharacters(line.length > 200 ? `${line.slice(0, 200)}…` : line);
 }

@@ -32,7 +32,7 @@ import {
   ResponseBodyCutOff,
 } from './network-failure.js';
 import type { ClientConfig } from './options.js';
-import { sensitiveForms } from './redaction.js';
+import { sensitiveStrings } from './redaction.js';
 import { now, type RetryBudget, type RetryCall, retryOptions } from './retry.js';
 import type { BuiltRequest } from './route.js';
 
@@ -281,7 +281,7 @@ function toSdkError(error: unknown, call: Call): SecretsVaultError {
       error.response.status,
       error.response.headers,
       error.data,
-      sensitiveForms(call.request.sensitive),
+      sensitiveStrings(call.request.sensitive),
       details,
     );
   } else if (isTimeoutError(error)) {

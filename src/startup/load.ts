@@ -3,7 +3,7 @@
  * the output of the caller's schema, printing as `[REDACTED]` either way.
  */
 import { SecretsSchemaError, type ValidationIssue } from '../core/errors.js';
-import { scrubServerText, sensitiveForms } from '../core/redaction.js';
+import { scrubServerText, sensitiveStrings } from '../core/redaction.js';
 import type { SecretValue, SecretWithValue } from '../resources/secrets.js';
 import { redactWhenPrinted } from './redacted.js';
 import type { StandardSchemaV1 } from './standard-schema.js';
@@ -61,7 +61,7 @@ export async function validateLoaded(
   const scrub = (text: string) =>
     scrubServerText(
       text,
-      sensitiveForms(Object.values(record).flatMap((value) => Object.values(value))),
+      sensitiveStrings(Object.values(record).flatMap((value) => Object.values(value))),
     );
   let result: StandardSchemaV1.Result<unknown>;
   try {

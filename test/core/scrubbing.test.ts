@@ -5,6 +5,7 @@
  * util.inspect(error).
  */
 import { inspect } from 'node:util';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { type APIError, RateLimitError, SecretsVaultError } from '../../src/index.js';
 import { createClient, fail, route } from '../helpers.js';
@@ -33,7 +34,31 @@ const VALUE_ENCODINGS: ReadonlyArray<readonly [string, string]> = [
   ['as decimal character references', 's3cr/t w&#246;rt&#38;&#60;&#34;q&#39;&#62;&#128272;'],
   ['as hex character references', 's3cr/t w&#xf6;rt&#x26;&#x3c;&#x22;q&#x27;&#x3e;&#x1f510;'],
   ['as HTML with numeric non-ASCII', 's3cr/t w&#246;rt&amp;&lt;&quot;q&#39;&gt;&#128272;'],
+  // Escapings no common encoder writes, but any server may: the escaping is undone, not matched.
+  [
+    'as zero-padded and upper-case character references',
+    's3cr/t w&#0246;rt&#X26;&#x3C;&#034;q&#39;&#x3E;&#x1F510;',
+  ],
+  ['with every character percent-encoded', everyByte(VALUE)],
+  ['percent-encoded in mixed-case hex', 's3cr%2ft%20w%C3%b6rt%26%3c%22q%27%3E%f0%9F%94%90'],
+  ['as JSON with every character a \\u escape', everyCodeUnit(VALUE)],
 ];
+
+/** `text` as UTF-8 with every byte percent-encoded, letters and digits included. */
+function everyByte(text: string): string {
+  return Array.from(
+    new TextEncoder().encode(text),
+    (byte) => `%${byte.toString(16).padStart(2, '0')}`,
+  ).join('');
+}
+
+/** `text` as JSON string contents with every code unit written as `\uXXXX`. */
+function everyCodeUnit(text: string): string {
+  return Array.from(
+    { length: text.length },
+    (_, index) => `\\u${text.charCodeAt(index).toString(16).padStart(4, '0')}`,
+  ).join('');
+}
 
 /** TOKEN as servers in the wild echo it. */
 const TOKEN_ENCODINGS: ReadonlyArray<readonly [string, string]> = [
@@ -122,5 +147,46 @@ describe('response headers of an APIError are scrubbed', () => {
       'hunter2 plain/ascii',
       'hunter2%20plain%2Fascii',
     ]);
+  });
+});
+
+describe('any value, escaped by any common encoder, is scrubbed (property)', () => {
+  const encoders: ReadonlyArray<readonly [string, (text: string) => string]> = [
+    ['verbatim', (text) => text],
+    ['as JSON', (text) => JSON.stringify(text).slice(1, -1)],
+    ['by encodeURIComponent', encodeURIComponent],
+    ['as a form field', (text) => new URLSearchParams({ v: text }).toString().slice(2)],
+    ['as HTML', (text) => text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`)],
+    ['with every byte percent-encoded', everyByte],
+    ['as JSON with every code unit escaped', everyCodeUnit],
+  ];
+  // Letters, the characters every escaping treats specially, non-ASCII and beyond the BMP.
+  const character = fc.oneof(
+    fc.string({ unit: 'grapheme-ascii', minLength: 1, maxLength: 1 }),
+    fc.constantFrom('%', '&', '\\', '+', '"', "'", '<', '/', ';', '#', 'ö', '€', '🔐', ' '),
+  );
+  const value = fc
+    .array(character, { minLength: 4, maxLength: 24 })
+    .map((characters) => characters.join(''))
+    // What the message says around the value, or the marker itself, cannot be told from it.
+    .filter((text) => text.trim().length >= 4 && !'value [REDACTED] is not allowed'.includes(text));
+
+  it('leaves neither the value nor its escaped form in the error', async () => {
+    await fc.assert(
+      fc.asyncProperty(value, fc.constantFrom(...encoders), async (password, [, encode]) => {
+        const encoded = encode(password);
+        route('post', '/vaults/:id/secrets', () =>
+          fail(422, 'validation_error', `value ${encoded} is not allowed`),
+        );
+        const error = await rejectionOf(
+          createClient().secrets.create('vlt_1', { name: 'db', value: { password } }),
+        );
+        const { message } = error as Error;
+        expect(message).toMatch(/^value .*\[REDACTED\].* is not allowed$/);
+        expect(message).not.toContain(password);
+        expect(message).not.toContain(encoded);
+      }),
+      { numRuns: 300 },
+    );
   });
 });
