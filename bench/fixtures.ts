@@ -24,6 +24,17 @@ export const PAGE_SIZE = 100;
 /** Secrets in the body of `secrets.listValues`. */
 export const VALUES_COUNT = 500;
 
+/**
+ * The four requests every contender makes, as paths on the server: `vaults.get`, one page of
+ * `secrets.list`, `secrets.listValues` and (POST) `secrets.create`.
+ */
+export const PATHS = {
+  vault: `/v1/vaults/${VAULT_ID}`,
+  page: `/v1/vaults/${ONE_PAGE_VAULT_ID}/secrets?limit=${PAGE_SIZE}`,
+  values: `/v1/vaults/${VALUES_VAULT_ID}/secrets/values`,
+  create: `/v1/vaults/${VAULT_ID}/secrets`,
+} as const;
+
 /** The body `secrets.create` sends: a typical small secret. */
 export const CREATE_PARAMS = {
   name: 'stripe',

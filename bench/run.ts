@@ -1,6 +1,8 @@
 /**
  * The benchmark harness: what the SDK (the built package, dist/) costs over raw `fetch` +
- * `JSON.parse`, with ky alone as a second reference. Started by `npm run bench`, which builds
+ * `JSON.parse`, with ky alone as a second reference, node:http by hand as the floor of Node, the
+ * SDK's browser build, and three other vendors' clients (stripe-node, openai, @octokit/core,
+ * in bench/peers/) making the same four requests. Started by `npm run bench`, which builds
  * first and runs `node --expose-gc bench/run.ts`; `npm run bench -- --short` is the quick mode
  * CI runs to prove the harness still works (its timings are too rough to compare).
  *
@@ -20,12 +22,19 @@ import {
   CREATE_PARAMS,
   ONE_PAGE_VAULT_ID,
   PAGE_SIZE,
+  PATHS,
   TOKEN,
   VALUES_COUNT,
   VALUES_VAULT_ID,
   VAULT_ID,
 } from './fixtures.ts';
+import { markdownTable } from './fleet/report.ts';
 import { benchFile, formatNumber, median, now, quantile, runNode, startServer } from './lib.ts';
+import { httpCalls } from './peers/http.ts';
+import { octokitCalls } from './peers/octokit.ts';
+import { openaiCalls } from './peers/openai.ts';
+import { sdkBrowserCalls } from './peers/sdk-browser.ts';
+import { stripeCalls } from './peers/stripe.ts';
 
 const SHORT = process.argv.includes('--short');
 const MODE = SHORT ? 'short' : 'full';
@@ -52,25 +61,46 @@ const PLAN = SHORT
     };
 const CONCURRENCY = [16, 64] as const;
 
-type Name = 'sdk' | 'raw' | 'ky';
-const NAMES: readonly Name[] = ['raw', 'sdk', 'ky'];
+/** Every contender, in the order of the tables' columns. */
+const NAMES = ['raw', 'http', 'sdk', 'sdk-browser', 'ky', 'stripe', 'openai', 'octokit'] as const;
+type Name = (typeof NAMES)[number];
 type Contenders = Record<Name, () => Promise<unknown>>;
+const TITLES: Record<Name, string> = {
+  raw: 'raw fetch',
+  http: 'node:http',
+  sdk: 'SDK',
+  'sdk-browser': 'SDK browser',
+  ky: 'ky',
+  stripe: 'stripe',
+  openai: 'openai',
+  octokit: 'octokit',
+};
+/** The ratio table's column of each contender (over raw fetch). */
+const RATIO_TITLES: Record<Exclude<Name, 'raw'>, string> = {
+  http: 'http/raw',
+  sdk: 'SDK/raw',
+  'sdk-browser': 'browser/raw',
+  ky: 'ky/raw',
+  stripe: 'stripe/raw',
+  openai: 'openai/raw',
+  octokit: 'octokit/raw',
+};
 
 interface Figure {
   readonly id: string;
   readonly label: string;
   readonly unit: string;
   readonly decimals: number;
-  readonly sdk: number | null;
-  readonly raw: number | null;
-  readonly ky: number | null;
+  /** Each contender's figure (for timings, the median of its rounds); absent: not measured. */
+  readonly values: Partial<Record<Name, number>>;
   /**
-   * SDK/raw and ky/raw: the median over rounds of each round's ratio (a round's SDK block runs
-   * right beside its raw block, so load that comes and goes between rounds cancels); null where
-   * a ratio means nothing (sizes, heap growth near zero).
+   * Each contender over raw fetch: the median over rounds of each round's ratio (every
+   * contender's block runs in the same round as raw's, so load that comes and goes between
+   * rounds cancels); absent where a ratio means nothing (sizes, heap growth near zero).
    */
-  readonly sdkOverRaw: number | null;
-  readonly kyOverRaw: number | null;
+  readonly overRaw: Partial<Record<Name, number>>;
+  /** The SDK's browser build over ky alone, the same way: the issue's target is 1.10× at most. */
+  readonly browserOverKy?: number;
   /** Per-round values and their spread, for timings. */
   readonly detail?: Partial<Record<Name, { p25: number; p75: number; rounds: number[] }>>;
 }
@@ -93,15 +123,22 @@ const base = server.url;
 const headers = { Accept: 'application/json', Authorization: `Bearer ${TOKEN}` };
 const client = new SecretsVault({ baseUrl: base, token: TOKEN });
 const api = ky.create({});
+const browser = await sdkBrowserCalls(base);
+const peers = {
+  http: httpCalls(base),
+  stripe: stripeCalls(base),
+  openai: openaiCalls(base),
+  octokit: octokitCalls(base),
+};
 
 const rawJson = async (url: string, init?: RequestInit): Promise<unknown> =>
   JSON.parse(await (await fetch(url, { headers, ...init })).text());
 
 const urls = {
-  vault: `${base}/v1/vaults/${VAULT_ID}`,
-  page: `${base}/v1/vaults/${ONE_PAGE_VAULT_ID}/secrets?limit=${PAGE_SIZE}`,
-  values: `${base}/v1/vaults/${VALUES_VAULT_ID}/secrets/values`,
-  create: `${base}/v1/vaults/${VAULT_ID}/secrets`,
+  vault: `${base}${PATHS.vault}`,
+  page: `${base}${PATHS.page}`,
+  values: `${base}${PATHS.values}`,
+  create: `${base}${PATHS.create}`,
 };
 const createHeaders = () => ({
   ...headers,
@@ -114,16 +151,31 @@ const calls = {
     sdk: () => client.vaults.get(VAULT_ID),
     raw: () => rawJson(urls.vault),
     ky: () => api.get(urls.vault, { headers }).json(),
+    'sdk-browser': browser.get,
+    http: peers.http.get,
+    stripe: peers.stripe.get,
+    openai: peers.openai.get,
+    octokit: peers.octokit.get,
   },
   list: {
     sdk: () => client.secrets.list(ONE_PAGE_VAULT_ID, { limit: PAGE_SIZE }),
     raw: () => rawJson(urls.page),
     ky: () => api.get(urls.page, { headers }).json(),
+    'sdk-browser': browser.list,
+    http: peers.http.list,
+    stripe: peers.stripe.list,
+    openai: peers.openai.list,
+    octokit: peers.octokit.list,
   },
   values: {
     sdk: () => client.secrets.listValues(VALUES_VAULT_ID),
     raw: () => rawJson(urls.values),
     ky: () => api.get(urls.values, { headers }).json(),
+    'sdk-browser': browser.values,
+    http: peers.http.values,
+    stripe: peers.stripe.values,
+    openai: peers.openai.values,
+    octokit: peers.octokit.values,
   },
   create: {
     sdk: () => client.secrets.create(VAULT_ID, CREATE_PARAMS),
@@ -134,6 +186,11 @@ const calls = {
         body: JSON.stringify(CREATE_PARAMS),
       }),
     ky: () => api.post(urls.create, { headers: createHeaders(), json: CREATE_PARAMS }).json(),
+    'sdk-browser': browser.create,
+    http: peers.http.create,
+    stripe: peers.stripe.create,
+    openai: peers.openai.create,
+    octokit: peers.octokit.create,
   },
 } satisfies Record<string, Contenders>;
 
@@ -144,25 +201,50 @@ async function verify(): Promise<void> {
   const expect = (ok: boolean, what: string) => {
     if (!ok) throw new Error(`bench self-check failed: ${what}`);
   };
-  const vault = await calls.get.sdk();
-  expect(vault.id === VAULT_ID, 'vaults.get');
-  const page = await calls.list.sdk();
-  expect(page.data.length === PAGE_SIZE && page.nextCursor === null, 'secrets.list one page');
-  const values = await calls.values.sdk();
-  expect(values.length === VALUES_COUNT, 'secrets.listValues');
-  const created = await calls.create.sdk();
-  expect(created.name === CREATE_PARAMS.name, 'secrets.create');
+  const sdks = {
+    sdk: {
+      get: calls.get.sdk,
+      list: calls.list.sdk,
+      values: calls.values.sdk,
+      create: calls.create.sdk,
+    },
+    'sdk-browser': browser,
+  };
+  for (const [name, sdk] of Object.entries(sdks)) {
+    const vault = await sdk.get();
+    expect(vault.id === VAULT_ID, `${name} vaults.get`);
+    const page = await sdk.list();
+    expect(page.data.length === PAGE_SIZE && page.nextCursor === null, `${name} secrets.list`);
+    const values = await sdk.values();
+    expect(values.length === VALUES_COUNT, `${name} secrets.listValues`);
+    const created = await sdk.create();
+    expect(created.name === CREATE_PARAMS.name, `${name} secrets.create`);
+  }
+  // The others give the envelope as the server sent it.
+  const items = { get: null, list: PAGE_SIZE, values: VALUES_COUNT, create: null };
   for (const [figure, contenders] of Object.entries(calls)) {
-    for (const name of ['raw', 'ky'] as const) {
+    for (const name of ['raw', 'http', 'ky', 'stripe', 'openai', 'octokit'] as const) {
       const body = (await contenders[name]()) as { statusCode?: unknown; data?: unknown };
-      expect(body.statusCode === (figure === 'create' ? 201 : 200), `${name} ${figure}`);
+      const count = items[figure as keyof typeof items];
+      expect(
+        body.statusCode === (figure === 'create' ? 201 : 200) &&
+          (count === null || (Array.isArray(body.data) && body.data.length === count)),
+        `${name} ${figure}`,
+      );
     }
   }
 }
 
-/** The order of the contenders in round `round`: A B C, then C B A, so drift cancels. */
+/**
+ * The order of the contenders in round `round`: rotated by one every other round, and
+ * reversed in every odd round (A B C D, D C B A, B C D A, A D C B, …). Each pair of rounds
+ * puts every contender at the same mean position, so drift within a round favours none, and
+ * the rotation changes who runs next to whom.
+ */
 function order(round: number): readonly Name[] {
-  return round % 2 === 0 ? NAMES : [...NAMES].reverse();
+  const turn = Math.floor(round / 2) % NAMES.length;
+  const rotated = [...NAMES.slice(turn), ...NAMES.slice(0, turn)];
+  return round % 2 === 0 ? rotated : rotated.reverse();
 }
 
 /** Microseconds per request of `count` sequential requests. */
@@ -201,7 +283,10 @@ async function interleaved(
   for (let round = 0; round < PLAN.warmupRounds; round += 1) {
     for (const name of order(round)) await measure(contenders[name]);
   }
-  const samples: Record<Name, number[]> = { sdk: [], raw: [], ky: [] };
+  const samples = Object.fromEntries(NAMES.map((name) => [name, [] as number[]])) as Record<
+    Name,
+    number[]
+  >;
   for (let round = 0; round < rounds; round += 1) {
     for (const name of order(round)) samples[name].push(await measure(contenders[name]));
   }
@@ -224,16 +309,20 @@ function timingFigure(
       rounds: values.map(round),
     };
   }
+  const values: Figure['values'] = {};
+  const overRaw: Figure['overRaw'] = {};
+  for (const name of NAMES) {
+    values[name] = median(samples[name]);
+    if (name !== 'raw') overRaw[name] = pairedRatio(samples[name], samples.raw);
+  }
   return {
     id,
     label,
     unit,
     decimals,
-    sdk: median(samples.sdk),
-    raw: median(samples.raw),
-    ky: median(samples.ky),
-    sdkOverRaw: pairedRatio(samples.sdk, samples.raw),
-    kyOverRaw: pairedRatio(samples.ky, samples.raw),
+    values,
+    overRaw,
+    browserOverKy: pairedRatio(samples['sdk-browser'], samples.ky),
     detail,
   };
 }
@@ -251,7 +340,7 @@ function round(value: number): number {
 
 const figures: Figure[] = [];
 let bundles: BundleResult[] = [];
-let importOnly: Record<Name, number> | undefined;
+let importOnly: { sdk: number; ky: number } | undefined;
 
 try {
   log(`server at ${base}; checking the answers`);
@@ -278,7 +367,7 @@ try {
     figures.push(
       timingFigure(
         `throughput-${concurrency}`,
-        `vaults.get throughput, ${concurrency} concurrent`,
+        `Throughput, ${concurrency} concurrent`,
         'requests/s',
         0,
         samples,
@@ -288,8 +377,9 @@ try {
 
   const checkpoints = PLAN.memoryCheckpoints;
   log(`memory: listing ${checkpoints.join(' and ')} items, in fresh --expose-gc processes`);
-  const growth = {} as Record<Name, Record<string, number>>;
-  for (const name of NAMES) {
+  const memoryNames = ['raw', 'sdk', 'ky'] as const;
+  const growth = {} as Record<(typeof memoryNames)[number], Record<string, number>>;
+  for (const name of memoryNames) {
     const { stdout } = await runNode(
       ['--expose-gc', benchFile('./memory-job.ts'), name, checkpoints.join(',')],
       { BENCH_BASE_URL: base },
@@ -297,17 +387,14 @@ try {
     growth[name] = JSON.parse(stdout) as Record<string, number>;
   }
   for (const count of checkpoints) {
-    const kb = (name: Name) => (growth[name][count] ?? Number.NaN) / 1024;
+    const kb = (name: (typeof memoryNames)[number]) => (growth[name][count] ?? Number.NaN) / 1024;
     figures.push({
       id: `heap-${count}`,
       label: `Heap growth, ${count.toLocaleString('en-US')} items listed`,
       unit: 'KB',
       decimals: 0,
-      sdk: kb('sdk'),
-      raw: kb('raw'),
-      ky: kb('ky'),
-      sdkOverRaw: null,
-      kyOverRaw: null,
+      values: { sdk: kb('sdk'), raw: kb('raw'), ky: kb('ky') },
+      overRaw: {},
     });
   }
 
@@ -315,6 +402,7 @@ try {
   const jobs = {
     sdk: 'cold/sdk-job.js',
     raw: 'cold/raw-job.js',
+    http: 'cold/http-job.js',
     ky: 'cold/ky-job.js',
     'import-sdk': 'cold/import-sdk.js',
     'import-ky': 'cold/import-ky.js',
@@ -335,34 +423,32 @@ try {
       if (run >= 0) wall[job].push(ms);
     }
   }
+  // Each a median over fresh processes: one process's time is too noisy to stand alone.
   const cold = (job: keyof typeof jobs) => median(wall[job]);
   const coldRatio = (job: keyof typeof jobs, reference: keyof typeof jobs) =>
     pairedRatio(wall[job], wall[reference]);
   figures.push({
     id: 'cold-start',
-    label: `Cold start: import, client, load ${VALUES_COUNT} values`,
+    label: `Cold start, ${VALUES_COUNT} values loaded`,
     unit: 'ms',
     decimals: 1,
-    sdk: cold('sdk'),
-    raw: cold('raw'),
-    ky: cold('ky'),
-    sdkOverRaw: coldRatio('sdk', 'raw'),
-    kyOverRaw: coldRatio('ky', 'raw'),
+    values: { sdk: cold('sdk'), raw: cold('raw'), http: cold('http'), ky: cold('ky') },
+    overRaw: {
+      sdk: coldRatio('sdk', 'raw'),
+      http: coldRatio('http', 'raw'),
+      ky: coldRatio('ky', 'raw'),
+    },
   });
   figures.push({
     id: 'import-only',
-    label: 'Process that only imports (raw: imports nothing)',
+    label: 'Import only (raw: empty process)',
     unit: 'ms',
     decimals: 1,
-    sdk: cold('import-sdk'),
-    raw: cold('empty'),
-    ky: cold('import-ky'),
-    sdkOverRaw: coldRatio('import-sdk', 'empty'),
-    kyOverRaw: coldRatio('import-ky', 'empty'),
+    values: { sdk: cold('import-sdk'), raw: cold('empty'), ky: cold('import-ky') },
+    overRaw: { sdk: coldRatio('import-sdk', 'empty'), ky: coldRatio('import-ky', 'empty') },
   });
   importOnly = {
     sdk: cold('import-sdk') - cold('empty'),
-    raw: 0,
     ky: cold('import-ky') - cold('empty'),
   };
 
@@ -374,14 +460,14 @@ try {
     if (bundle === floor) continue;
     figures.push({
       id: `bundle-${bundle.app}`,
-      label: `Browser bundle, ${bundle.app} app (gzip -9)`,
+      label: `Bundle, ${bundle.app} app (gzip -9)`,
       unit: 'KB',
       decimals: 2,
-      sdk: bundle.gzipBytes / 1024,
-      raw: null,
-      ky: bundle.app === 'one-call' && floor ? floor.gzipBytes / 1024 : null,
-      sdkOverRaw: null,
-      kyOverRaw: null,
+      values: {
+        sdk: bundle.gzipBytes / 1024,
+        ...(bundle.app === 'one-call' && floor ? { ky: floor.gzipBytes / 1024 } : {}),
+      },
+      overRaw: {},
     });
   }
 } finally {
@@ -390,40 +476,38 @@ try {
 
 // ---------------------------------------------------------------------------------------------
 
-const ratio = (figure: Figure, name: 'sdk' | 'ky'): string => {
-  const value = name === 'sdk' ? figure.sdkOverRaw : figure.kyOverRaw;
-  return value === null || !Number.isFinite(value) ? '—' : `${value.toFixed(2)}×`;
-};
+const ratio = (value: number | undefined): string =>
+  value === undefined || !Number.isFinite(value) ? '—' : `${value.toFixed(2)}×`;
 
-const header = ['Figure', 'Unit', 'SDK', 'raw fetch', 'ky', 'SDK/raw', 'ky/raw'];
-const rows = figures.map((figure) => [
-  figure.label,
-  figure.unit,
-  formatNumber(figure.sdk, figure.decimals),
-  formatNumber(figure.raw, figure.decimals),
-  formatNumber(figure.ky, figure.decimals),
-  ratio(figure, 'sdk'),
-  ratio(figure, 'ky'),
-]);
-const widths = header.map((title, column) =>
-  Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)),
+// Two tables, to stay readable at eight contenders: what each measured, then each over raw
+// fetch (only the figures where a ratio means something).
+const valueTable = markdownTable(
+  ['Figure', 'Unit', ...NAMES.map((name) => TITLES[name])],
+  figures.map((figure) => [
+    figure.label,
+    figure.unit,
+    ...NAMES.map((name) => formatNumber(figure.values[name] ?? null, figure.decimals)),
+  ]),
+  2,
 );
-const line = (cells: readonly string[]) =>
-  `| ${cells
-    .map((cell, column) =>
-      column < 2 ? cell.padEnd(widths[column] ?? 0) : cell.padStart(widths[column] ?? 0),
-    )
-    .join(' | ')} |`;
-// Markdown alignment: the two text columns to the left, the numbers to the right.
-const separator = line(
-  widths.map((width, column) => (column < 2 ? '-'.repeat(width) : `${'-'.repeat(width - 1)}:`)),
+const ratioNames = NAMES.filter((name) => name !== 'raw');
+const ratioTable = markdownTable(
+  ['Figure', ...ratioNames.map((name) => RATIO_TITLES[name]), 'browser/ky'],
+  figures
+    .filter((figure) => Object.keys(figure.overRaw).length > 0)
+    .map((figure) => [
+      figure.label,
+      ...ratioNames.map((name) => ratio(figure.overRaw[name])),
+      ratio(figure.browserOverKy),
+    ]),
+  1,
 );
 
 const seconds = (now() - started) / 1000;
 console.log('');
-console.log(line(header));
-console.log(separator);
-for (const row of rows) console.log(line(row));
+for (const row of valueTable) console.log(row);
+console.log('');
+for (const row of ratioTable) console.log(row);
 console.log('');
 if (importOnly) {
   console.log(
@@ -431,8 +515,12 @@ if (importOnly) {
   );
 }
 console.log(
+  `Ratios are medians of per-round ratios (browser/ky: the SDK's browser build over ky alone).`,
+);
+console.log(
   `Throughput rows are requests per second: a ratio below 1 there means fewer requests per second.`,
 );
+console.log(`The ky column of the one-call bundle row is the floor app: ky and zod/mini alone.`);
 console.log(
   `Node ${process.version}, ${cpus} CPUs (load ${loadAtStart.toFixed(2)} at start), ${MODE} mode, ${seconds.toFixed(0)} s.` +
     (SHORT ? ' Short-mode timings are rough: they prove the harness runs, nothing more.' : ''),
@@ -440,6 +528,14 @@ console.log(
 
 const problems = bundles.flatMap((bundle) => bundle.problems.map((p) => `${bundle.app}: ${p}`));
 for (const problem of problems) console.log(`FORBIDDEN in a bundle: ${problem}`);
+
+const rounded = (record: Partial<Record<Name, number>>) =>
+  Object.fromEntries(
+    NAMES.filter((name) => record[name] !== undefined).map((name) => [
+      name,
+      round(record[name] ?? Number.NaN),
+    ]),
+  );
 
 const results = {
   mode: MODE,
@@ -452,15 +548,16 @@ const results = {
   cpuModel: os.cpus()[0]?.model ?? 'unknown',
   loadAverage: { atStart: round(loadAtStart), atEnd: round(os.loadavg()[0] ?? 0) },
   plan: PLAN,
+  contenders: TITLES,
   figures: figures.map((figure) => ({
     id: figure.id,
     label: figure.label,
     unit: figure.unit,
-    sdk: figure.sdk === null ? null : round(figure.sdk),
-    raw: figure.raw === null ? null : round(figure.raw),
-    ky: figure.ky === null ? null : round(figure.ky),
-    sdkOverRaw: figure.sdkOverRaw === null ? null : round(figure.sdkOverRaw),
-    kyOverRaw: figure.kyOverRaw === null ? null : round(figure.kyOverRaw),
+    values: rounded(figure.values),
+    overRaw: rounded(figure.overRaw),
+    ...(figure.browserOverKy === undefined
+      ? {}
+      : { sdkBrowserOverKy: round(figure.browserOverKy) }),
     ...(figure.detail ? { detail: figure.detail } : {}),
   })),
   importOnlyMs: importOnly ? { sdk: round(importOnly.sdk), ky: round(importOnly.ky) } : null,

@@ -4,7 +4,9 @@
  * `fork`), so the client under test never shares a CPU thread or a heap with it; it reports
  * its URL to the parent over IPC and exits when the parent goes away.
  *
- * Routes (all under /v1, all requiring `Authorization: Bearer <TOKEN>`):
+ * Routes (all under /v1, all requiring `Authorization: Bearer <TOKEN>`, or `token <TOKEN>`, the
+ * scheme Octokit sends for a token that is not a JWT; every other header is ignored, so the
+ * peers in bench/peers/ can send theirs):
  *   GET  /vaults/{id}                 one vault
  *   GET  /vaults/{id}/secrets         a page of 100 secrets; for ONE_PAGE_VAULT_ID without a
  *                                     cursor `next_cursor` is null, otherwise (ENDLESS_VAULT_ID,
@@ -23,7 +25,7 @@ import {
 } from './fixtures.ts';
 
 const bodies = buildBodies();
-const AUTHORIZATION = `Bearer ${TOKEN}`;
+const AUTHORIZATIONS = new Set([`Bearer ${TOKEN}`, `token ${TOKEN}`]);
 const VAULT_PATH = /^\/v1\/vaults\/([^/?]+)(\/secrets(\/values)?)?$/;
 let requests = 0;
 
@@ -55,7 +57,7 @@ function handle(request: IncomingMessage, response: ServerResponse): void {
   const mark = url.indexOf('?');
   const path = mark === -1 ? url : url.slice(0, mark);
   const query = mark === -1 ? '' : url.slice(mark + 1);
-  if (request.headers.authorization !== AUTHORIZATION) {
+  if (!AUTHORIZATIONS.has(request.headers.authorization ?? '')) {
     send(response, 401, failureBody(401, 'unauthorized', 'Missing or invalid token'));
     return;
   }
@@ -80,7 +82,8 @@ function handle(request: IncomingMessage, response: ServerResponse): void {
       send(response, 404, failureBody(404, 'not_found', 'Vault not found'));
     }
   } else if (request.method === 'POST' && values === undefined) {
-    // The body is read to its end (as a real service would) before the answer.
+    // The body is read to its end (as a real service would) before the answer, and not parsed:
+    // stripe-node form-encodes it (its v1 encoding), the others send JSON.
     request.resume();
     request.on('end', () =>
       send(response, 201, bodies.created, ['Location', '/v1/secrets/sec_9999']),
