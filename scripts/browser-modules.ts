@@ -2,13 +2,14 @@
  * The browser build's module swaps, for esbuild (tsup's build of dist/browser/, and the browser
  * tests that bundle the sources) and Vite (the end-to-end suite in Chromium): each of these
  * modules has a `.browser.ts` twin that drops what only a server needs (the environment, Node's
- * system errors, the fast path of validation), or reads a body the way a browser wants it read.
+ * system errors, the fast path of validation, the node:http sender), or reads a body the way a
+ * browser wants it read.
  */
 import { dirname, join } from 'node:path';
 import type { Plugin } from 'esbuild';
 
 /** The imports, from the sources, of a module that has a browser twin. */
-const TWINNED = /^(\.\/|\.\.\/core\/)(env|system-error|fast-accept|body-reader)\.js$/;
+const TWINNED = /^(\.\/|\.\.\/core\/)(env|system-error|fast-accept|body-reader|node-http)\.js$/;
 
 /** The browser twin of `specifier` imported from `directory`, or undefined when it has none. */
 export function browserTwin(specifier: string, directory: string): string | undefined {

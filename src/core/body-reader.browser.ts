@@ -7,7 +7,7 @@
  * the fetch aborted past the limit.
  */
 import type * as BodyReader from './body-reader.js';
-import { ResponseTooLarge, readWhole } from './whole-body.js';
+import { readWhole, UnusableBody } from './whole-body.js';
 
 /** @internal The request's signal joined to one that aborts the fetch when its body is too large. */
 export const attemptSignal: typeof BodyReader.attemptSignal = (signal) => {
@@ -37,7 +37,7 @@ export const readStream: typeof BodyReader.readStream = async (
       if (size > maxBytes) {
         abort?.();
         void counted?.cancel().catch(() => undefined);
-        throw new ResponseTooLarge(`body is larger than ${maxBytes} bytes`);
+        throw new UnusableBody(`body is larger than ${maxBytes} bytes`);
       }
     }
   })();

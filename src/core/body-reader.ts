@@ -3,7 +3,7 @@
  * Node a reader is several times cheaper than `arrayBuffer()` for a small body. The browser
  * build replaces this module with `body-reader.browser.ts`.
  */
-import { ResponseTooLarge } from './whole-body.js';
+import { concatChunks, UnusableBody } from './whole-body.js';
 
 /**
  * @internal The signal to send an attempt with, and how to abort its fetch early: the request's
@@ -16,7 +16,7 @@ export function attemptSignal(signal: AbortSignal): [AbortSignal, (() => void) |
 /**
  * @internal Reads a body, at most `maxBytes`, chunk by chunk.
  *
- * @throws {ResponseTooLarge} when the body is larger than `maxBytes`
+ * @throws {UnusableBody} when the body is larger than `maxBytes`
  * @throws the stream's own error when the body is cut off, or the signal's reason when it fires
  */
 export async function readStream(
@@ -42,7 +42,7 @@ export async function readStream(
       size += chunk.value.byteLength;
       if (size > maxBytes) {
         stop();
-        throw new ResponseTooLarge(`body is larger than ${maxBytes} bytes`);
+        throw new UnusableBody(`body is larger than ${maxBytes} bytes`);
       }
       chunks.push(chunk.value);
     }
@@ -50,13 +50,5 @@ export async function readStream(
     signal.removeEventListener('abort', stop);
   }
   // Most bodies arrive in one chunk: no copy then.
-  const [only] = chunks;
-  if (chunks.length === 1 && only) return only as Uint8Array<ArrayBuffer>;
-  const bytes = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return bytes;
+  return concatChunks(chunks, size);
 }

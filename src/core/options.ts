@@ -70,8 +70,10 @@ export interface ClientOptions {
    */
   readonly logLevel?: LogLevel | undefined;
   /**
-   * A `fetch` to send requests with, for example one that adds tracing.
-   * @default globalThis.fetch
+   * A `fetch` to send requests with, for example one that adds tracing; it sends every request
+   * of the client.
+   * @default in Node, `node:http` with keep-alive connections (or `globalThis.fetch` once a test
+   *   tool has replaced it, or with `SECRETS_VAULT_TRANSPORT=fetch`); elsewhere `globalThis.fetch`
    */
   readonly fetch?: typeof globalThis.fetch | undefined;
   /**

@@ -12,9 +12,9 @@ import ky, {
   isTimeoutError,
   type KyInstance,
   NetworkError,
+  type Options,
 } from 'ky';
-import { MAX_RESPONSE_BYTES, ResponseTooLarge, readText } from './body.js';
-import { attemptSignal } from './body-reader.js';
+import { MAX_RESPONSE_BYTES } from './body.js';
 import {
   APIConnectionError,
   APITimeoutError,
@@ -25,16 +25,20 @@ import {
   ResponseValidationError,
   SecretsVaultError,
 } from './errors.js';
+import { fetchSender, globalFetch } from './fetch-http.js';
+import type { HttpResponseHead, HttpSend } from './http-client.js';
 import type { LevelLogger, LogFields, LogLevel } from './logger.js';
 import {
   describeConnectionFailure,
   isNetworkFailure,
   ResponseBodyCutOff,
 } from './network-failure.js';
+import { isNodeHttpFailure, runtimeSender } from './node-http.js';
 import type { ClientConfig } from './options.js';
 import { sensitiveStrings } from './redaction.js';
 import { now, type RetryBudget, type RetryCall, retryOptions } from './retry.js';
 import type { BuiltRequest } from './route.js';
+import { UnusableBody } from './whole-body.js';
 
 /** @internal One call as it goes: what the retry decision, the logs and the errors need. */
 export interface Call extends RetryCall {
@@ -69,22 +73,28 @@ export interface Sent {
   readonly call: Call;
 }
 
-// Responses whose status forbids a body: a Response cannot be rebuilt with one.
-const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
+// The option key under which a call travels through ky to the attempt: ky hands every option it
+// does not know to its `fetch`, so one attempt function serves every call of a client.
+const CALL = 'secretsVaultCall';
 
 /** @internal Sends requests for one client. */
 export class Transport {
   readonly #ky: KyInstance;
-  readonly #fetch: typeof globalThis.fetch | undefined;
+  readonly #send: HttpSend;
   readonly #budget: RetryBudget | undefined;
   readonly #logger: LevelLogger | undefined;
 
   constructor(config: ClientConfig) {
-    this.#fetch = config.fetch;
+    // The one place where what sends the bytes is chosen: the caller's fetch, else the runtime's
+    // fastest (node:http in Node, see node-http.ts), else the runtime's fetch.
+    this.#send = config.fetch ? fetchSender(config.fetch) : runtimeSender(fetchSender(globalFetch));
     this.#budget = config.retryBudget;
     this.#logger = config.logger;
+    const attempt = this.#attempt.bind(this) as typeof globalThis.fetch;
     this.#ky = ky.create({
-      throwHttpErrors: true,
+      // A redirect could carry the token and the body to another origin: it is an error.
+      redirect: 'manual',
+      fetch: attempt,
       hooks: { beforeRetry: [beforeRetry], beforeError: [beforeError] },
     });
   }
@@ -111,21 +121,18 @@ export class Transport {
       lostResponse: false,
       text: '',
     };
-    const baseFetch = this.#fetch ?? globalFetch;
     try {
       const response = await this.#ky(request.url, {
         method: request.method,
         headers: request.headers,
         ...(request.body === undefined ? {} : { body: request.body }),
         ...(settings.signal ? { signal: settings.signal } : {}),
-        // A redirect could carry the token and the body to another origin: it is an error.
-        redirect: 'manual',
         timeout: settings.timeout,
         totalTimeout: settings.totalTimeout ?? false,
         retry: retryOptions(settings, call),
-        fetch: attempt(baseFetch, call),
-        context: { call },
-      });
+        // ky's types know only its own options; it passes this one on to the attempt.
+        [CALL]: call,
+      } as Options);
       return { response, call };
     } catch (error) {
       const converted = toSdkError(error, call);
@@ -141,22 +148,16 @@ export class Transport {
       throw converted;
     }
   }
-}
 
-// Looked up at each attempt, so a fetch patched after the client was made (as test tools do) is
-// the one used.
-const globalFetch: typeof globalThis.fetch = (input, init) => globalThis.fetch(input, init);
-
-/**
- * The `fetch` ky calls once per attempt: it counts and logs the attempt, and reads the body
- * within the attempt, so ky's per-attempt timeout covers it and a body that is cut off is a
- * failed attempt that the retry policy sees like any dropped connection.
- */
-function attempt(baseFetch: typeof globalThis.fetch, call: Call): typeof globalThis.fetch {
-  return async (input, init) => {
+  /**
+   * The `fetch` ky calls once per attempt: it counts and logs the attempt, and reads the body
+   * within the attempt, so ky's per-attempt timeout covers it and a body that is cut off is a
+   * failed attempt that the retry policy sees like any dropped connection.
+   */
+  async #attempt(input: Request, init: Record<string, unknown>): Promise<Response> {
+    const call = init[CALL] as Call;
     call.attempts += 1;
-    const request = input instanceof Request ? input : new Request(input, init);
-    const { signal } = request;
+    const { signal } = input;
     const { attempts } = call;
     const started = now();
     note(call, 'debug', '→', attempts);
@@ -175,52 +176,43 @@ function attempt(baseFetch: typeof globalThis.fetch, call: Call): typeof globalT
       );
     };
 
-    // The browser build aborts an attempt's fetch itself when its body turns out too large.
-    const [fetchSignal, abortBody] = attemptSignal(signal);
-    let response: Response;
+    let head: HttpResponseHead;
     try {
-      response = await baseFetch(
-        input,
-        fetchSignal === signal ? init : { ...init, signal: fetchSignal },
-      );
+      head = await this.#send(call.request, signal, input);
     } catch (error) {
       lost(error, 'no response');
       // An abort (the caller's signal, or ky's timeout) is ky's to report.
       if (signal.aborted || isNetworkError(error)) throw error;
-      if (isNetworkFailure(error)) throw new NetworkError(request, { cause: asError(error) });
-      // A custom fetch's own failure (a tracing wrapper's bug, say): retrying would repeat it,
-      // so it surfaces once, as a SecretsVaultError whose cause is the original.
+      // A fetch may fail by its own bug (a tracing wrapper's, say), which a retry would only
+      // repeat: that surfaces once, as a SecretsVaultError whose cause is the original.
+      if (isNetworkFailure(error) || isNodeHttpFailure(error)) {
+        // Both tests pass only for an Error.
+        throw new NetworkError(input, { cause: error as Error });
+      }
       throw error;
     }
-    call.requestId = response.headers.get('x-request-id');
-    const { status } = response;
-    // A browser hides a redirect it was told not to follow behind an empty `opaqueredirect`.
-    if (response.type === 'opaqueredirect') return response;
+    call.requestId = head.headers.get('x-request-id');
+    const { status } = head;
+    // A browser hides a redirect it was told not to follow behind an empty `opaqueredirect`, of
+    // status 0.
+    if (status === 0) return head.response;
+    const unexpected = (message: string) =>
+      new ResponseValidationError(status, head.headers, [{ path: [], message }], detailsOf(call));
     if (status < 200 || status > 599) {
-      void response.body?.cancel().catch(() => undefined);
-      throw new ResponseValidationError(
-        status,
-        response.headers,
-        [{ path: [], message: `HTTP status ${status} is not one the service answers with` }],
-        detailsOf(call),
-      );
+      head.discard();
+      throw unexpected(`HTTP status ${status} is not one the service answers with`);
     }
 
     let text: string;
     try {
-      text = await readText(response, signal, MAX_RESPONSE_BYTES, abortBody);
+      text = utf8.decode(await head.read(MAX_RESPONSE_BYTES));
     } catch (error) {
-      if (error instanceof ResponseTooLarge) {
-        throw new ResponseValidationError(
-          status,
-          response.headers,
-          [{ path: [], message: error.message }],
-          detailsOf(call),
-        );
+      if (error instanceof UnusableBody) {
+        throw unexpected(error.message);
       }
       lost(error, 'body cut off');
       if (signal.aborted) throw error;
-      throw new NetworkError(request, {
+      throw new NetworkError(input, {
         cause: new ResponseBodyCutOff('the response body was cut off', { cause: error }),
       });
     }
@@ -229,26 +221,22 @@ function attempt(baseFetch: typeof globalThis.fetch, call: Call): typeof globalT
       durationMs: Math.round(now() - started),
       requestId: call.requestId,
     });
-    if (response.ok) {
+    if (status < 300) {
       // What ky does with a success needs no body: the call keeps the text, read once.
       call.text = text;
-      return response;
+      return head.response;
     }
-    // ky reads an error's body (as `error.data`): give it back what was read.
-    return new Response(NULL_BODY_STATUSES.has(status) ? null : text, {
-      status,
-      statusText: response.statusText,
-      headers: response.headers,
-    });
-  };
+    // ky reads an error's body (as `error.data`): give it back what was read. Of the statuses
+    // that are not a success, only 304 forbids a body.
+    return new Response(status === 304 ? null : text, head);
+  }
 }
 
-function asError(value: unknown): Error {
-  return value instanceof Error ? value : new Error(String(value));
-}
+// One decoder for every body: without `stream`, each decode() stands alone.
+const utf8 = new TextDecoder();
 
-function callOf(options: { context: unknown }): Call | undefined {
-  return (options.context as { call?: Call } | undefined)?.call;
+function callOf(options: object): Call | undefined {
+  return (options as { [CALL]?: Call })[CALL];
 }
 
 function beforeRetry({ options, error, retryCount }: BeforeRetryState): void {

@@ -1,11 +1,16 @@
 /**
- * What every way of reading a body shares: the error of a body over the limit, and reading a
- * body at once through the runtime's own reader.
+ * What every way of reading a body shares: the errors of a body that cannot be used (over the
+ * limit, or in a coding that cannot be decoded), and reading a body at once through the runtime's
+ * own reader.
  */
 
-/** @internal The body was larger than the limit. */
-export class ResponseTooLarge extends Error {
-  override name = 'ResponseTooLarge';
+/**
+ * @internal A body the client refuses to use, its message says why: larger than the limit, or in
+ * a `Content-Encoding` that cannot be decoded safely (an unknown coding, or more than one
+ * stacked), whose bytes passed on as the body would be wrong.
+ */
+export class UnusableBody extends Error {
+  override name = 'UnusableBody';
 }
 
 /**
@@ -29,10 +34,27 @@ export async function readWhole(
   try {
     const buffer = await Promise.race([response.arrayBuffer(), aborted]);
     if (buffer.byteLength > maxBytes) {
-      throw new ResponseTooLarge(`body is larger than ${maxBytes} bytes`);
+      throw new UnusableBody(`body is larger than ${maxBytes} bytes`);
     }
     return new Uint8Array(buffer);
   } finally {
     if (stop) signal.removeEventListener('abort', stop);
   }
+}
+
+/** @internal The chunks of a body as one array: the only chunk itself, without a copy. */
+export function concatChunks(chunks: readonly Uint8Array[], size: number): Uint8Array<ArrayBuffer> {
+  const [only] = chunks;
+  // A plain view, since a Buffer (what node:http gives) would not copy on `slice` as a
+  // Uint8Array does.
+  if (chunks.length === 1 && only) {
+    return new Uint8Array(only.buffer as ArrayBuffer, only.byteOffset, only.byteLength);
+  }
+  const bytes = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return bytes;
 }

@@ -1,0 +1,52 @@
+/**
+ * What sends the bytes of one attempt, whatever it is: the runtime's (or the caller's) `fetch`
+ * (fetch-http.ts) or, in Node, `node:http` (node-http.ts). ky stays the transport of every call
+ * (its retries, timeouts and hooks); it calls one of these through the attempt in transport.ts,
+ * which cannot tell which one sent the bytes.
+ */
+
+/** @internal One attempt as the SDK built it: lower-case header names, the body as JSON text. */
+export interface HttpRequest {
+  readonly method: string;
+  /** An absolute http: or https: URL. */
+  readonly url: string;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: string | undefined;
+}
+
+/**
+ * @internal The head of a response; its body is read separately, so that an attempt can tell a
+ * request that got no answer from an answer whose body was cut off.
+ */
+export interface HttpResponseHead {
+  readonly status: number;
+  /** The reason phrase, where the sender knows it (HTTP/1.1's `OK`); HTTP/2 has none. */
+  readonly statusText?: string;
+  readonly headers: Headers;
+  /**
+   * The Response of a successful call, as `withResponse()` gives it: the fetch's own (its body
+   * used up by `read()`), or one made with this head, the URL and no body.
+   */
+  readonly response: Response;
+  /**
+   * Reads the whole body, decoded per its `Content-Encoding`, at most `maxBytes` of it.
+   *
+   * @throws {UnusableBody} when the body is (or says it is) larger than `maxBytes`
+   * @throws the signal's reason when it fires, or another error when the body is cut off
+   */
+  read(maxBytes: number): Promise<Uint8Array<ArrayBuffer>>;
+  /** Drops the body unread. */
+  discard(): void;
+}
+
+/**
+ * @internal Sends one attempt. `original` is the Request that ky built for it, which a caller's
+ * `fetch` receives as is; `signal` ends the attempt (ky's timeout, the caller's abort).
+ *
+ * @throws whatever the sender throws when no response arrived
+ */
+export type HttpSend = (
+  request: HttpRequest,
+  signal: AbortSignal,
+  original: Request,
+) => Promise<HttpResponseHead>;

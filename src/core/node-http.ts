@@ -1,0 +1,573 @@
+/**
+ * Sending one attempt through `node:http` / `node:https` with keep-alive agents: in Node this
+ * takes about half the time per request of the runtime's `fetch` (undici behind WHATWG
+ * streams). The built-ins are reached through `process.getBuiltinModule`, on first use, so that
+ * the client entry has no `node:` import and other runtimes never load them.
+ *
+ * What it keeps of `fetch`: the runtime's CA handling (`NODE_EXTRA_CA_CERTS`, `--use-system-ca`),
+ * the environment's proxy when Node is told to use it, `Accept-Encoding` with the codings it
+ * decodes, redirects returned as they are (`redirect: 'manual'`), and the runtime's own system
+ * errors (`ECONNREFUSED` with the address) when no response arrives.
+ */
+import type * as BufferModule from 'node:buffer';
+import type * as Http from 'node:http';
+import type * as Https from 'node:https';
+import type { Transform } from 'node:stream';
+import type * as Zlib from 'node:zlib';
+import { readEnv } from './env.js';
+import { SecretsVaultError } from './errors.js';
+import type { HttpRequest, HttpResponseHead, HttpSend } from './http-client.js';
+import { concatChunks, UnusableBody } from './whole-body.js';
+
+/** @internal One attempt as the SDK built it (see http-client.ts). */
+export type NodeHttpRequest = HttpRequest;
+
+/**
+ * @internal The head of a response (see http-client.ts). Either `read()` or `discard()` must be
+ * called once, or the connection stays taken.
+ */
+export type NodeHttpResponse = HttpResponseHead;
+
+/**
+ * @internal Sends one attempt and resolves to the response head. Rejects with the signal's
+ * reason when it fires, and with the runtime's own error (which carries `code`, and the address)
+ * when no response arrives.
+ */
+export type NodeHttpSend = (
+  request: NodeHttpRequest,
+  signal: AbortSignal,
+) => Promise<NodeHttpResponse>;
+
+interface NodeProcess {
+  readonly versions?: { readonly node?: string; readonly bun?: string };
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  readonly execArgv?: readonly string[];
+  readonly getBuiltinModule?: (id: string) => unknown;
+}
+
+type HttpModule = typeof Http;
+type HttpsModule = typeof Https;
+type ZlibModule = typeof Zlib;
+
+interface Builtins {
+  readonly http: HttpModule;
+  readonly https: HttpsModule;
+  readonly zlib: ZlibModule;
+  readonly byteLength: (text: string) => number;
+  readonly acceptEncoding: string;
+}
+
+interface Pool {
+  /** The runtime's global agent this pool was built after: its proxy settings are ours. */
+  readonly global: Http.Agent;
+  readonly agent: Http.Agent;
+}
+
+// Idle sockets close after this: below the 5 s that Node's server (and many others) keep an idle
+// connection, so that the client, not the server, ends it, and a request rarely meets a socket
+// that the server is closing. A `Keep-Alive: timeout=N` hint shortens it (Node's agent reads it).
+const IDLE_MS = 4_000;
+
+// What `discard()` reads to the end, so that the socket goes back to the pool; a longer (or
+// unknown) body costs less to drop with its connection.
+const DRAIN_BYTES = 64 * 1024;
+
+// RFC 9659: an encoder must not use a zstd window over 8 MiB, and a decoder may refuse one; the
+// library's default (128 MiB) would let one small response make the process allocate that much.
+const ZSTD_WINDOW_LOG_MAX = 23;
+
+const NO_BODY_STATUSES = new Set([204, 205, 304]);
+
+function runtimeProcess(): NodeProcess | undefined {
+  return (globalThis as { process?: NodeProcess }).process;
+}
+
+/**
+ * Whether this runtime is Node itself: Bun and Deno imitate `process`, and their own fetch is
+ * fast.
+ */
+function isNode(process: NodeProcess | undefined): process is NodeProcess {
+  return (
+    typeof process !== 'undefined' &&
+    typeof process.versions?.node === 'string' &&
+    process.versions.bun === undefined &&
+    !('Deno' in globalThis) &&
+    typeof process.getBuiltinModule === 'function' &&
+    // Cloudflare's workerd offers `process` and `node:http` (over its fetch) with nodejs_compat.
+    (globalThis as { navigator?: { userAgent?: unknown } }).navigator?.userAgent !==
+      'Cloudflare-Workers'
+  );
+}
+
+let builtins: Builtins | undefined;
+let httpPool: Pool | undefined;
+let httpsPool: Pool | undefined;
+
+function load(process: NodeProcess): Builtins {
+  if (builtins === undefined) {
+    const get = process.getBuiltinModule as (id: string) => unknown;
+    const zlib = get('node:zlib') as ZlibModule;
+    const { Buffer } = get('node:buffer') as typeof BufferModule;
+    builtins = {
+      http: get('node:http') as HttpModule,
+      https: get('node:https') as HttpsModule,
+      zlib,
+      byteLength: (text) => Buffer.byteLength(text, 'utf8'),
+      // What fetch advertises, and brotli and zstd as well: every coding listed is decoded.
+      acceptEncoding:
+        typeof zlib.createZstdDecompress === 'function'
+          ? 'gzip, deflate, br, zstd'
+          : 'gzip, deflate, br',
+    };
+  }
+  return builtins;
+}
+
+/**
+ * The `proxyEnv` of a global agent: Node gives it one exactly when its clients (fetch too) use
+ * the environment's proxy, whether by `NODE_USE_ENV_PROXY=1`, `--use-env-proxy` or
+ * `http.setGlobalProxyFromEnv()`.
+ */
+function proxyEnvOf(agent: Http.Agent): Http.ProxyEnv | undefined {
+  return (
+    (agent as { options?: { proxyEnv?: Http.ProxyEnv | null } }).options?.proxyEnv ?? undefined
+  );
+}
+
+/**
+ * Whether this Node's agents cannot follow a proxy that fetch would use: Node 24.0 to 24.4 (and
+ * 22 before its backport) read `NODE_USE_ENV_PROXY` in fetch only. The SDK then keeps to fetch,
+ * since a request that bypasses the proxy the user set may not get through at all.
+ */
+function proxyUnsupported(process: NodeProcess, http: HttpModule): boolean {
+  const options = (http.globalAgent as { options?: object }).options;
+  // Where Node knows the option, its global agent always has the key (undefined when unused).
+  if (options !== undefined && 'proxyEnv' in options) return false;
+  const env = process.env ?? {};
+  const requested =
+    env.NODE_USE_ENV_PROXY === '1' ||
+    (process.execArgv ?? []).includes('--use-env-proxy') ||
+    (env.NODE_OPTIONS ?? '').includes('--use-env-proxy');
+  return (
+    requested &&
+    [env.HTTP_PROXY, env.http_proxy, env.HTTPS_PROXY, env.https_proxy].some(
+      (value) => value !== undefined && value !== '',
+    )
+  );
+}
+
+/**
+ * The agent for one protocol, built again when the runtime's global agent has been replaced
+ * (`http.setGlobalProxyFromEnv()` does that), so that a proxy set at run time is followed as
+ * fetch follows it.
+ */
+function agentFor(secure: boolean, http: HttpModule, https: HttpsModule): Http.Agent {
+  const global = secure ? https.globalAgent : http.globalAgent;
+  const pool = secure ? httpsPool : httpPool;
+  if (pool !== undefined && pool.global === global) return pool.agent;
+  const proxyEnv = proxyEnvOf(global);
+  const options: Http.AgentOptions = {
+    keepAlive: true,
+    // As fetch: no queueing behind a per-origin cap; 64 calls at once get 64 connections.
+    maxSockets: Number.POSITIVE_INFINITY,
+    timeout: IDLE_MS,
+    ...(proxyEnv === undefined ? {} : { proxyEnv }),
+  };
+  // Node's agent unrefs a socket when it becomes idle and refs it again when a request takes
+  // it: an idle connection never keeps a finished process alive.
+  const agent = secure ? new https.Agent(options) : new http.Agent(options);
+  if (secure) httpsPool = { global, agent };
+  else httpPool = { global, agent };
+  return agent;
+}
+
+// Node's own fetch, as the runtime defined it (it loads undici on first use): a function that a
+// test tool or a tracer put in its place before this module loaded is not it.
+const runtimeFetch = (() => {
+  const fetch = (globalThis as { fetch?: unknown }).fetch;
+  return typeof fetch === 'function' && /internal\/deps\/undici/.test(String(fetch))
+    ? fetch
+    : undefined;
+})();
+
+/**
+ * @internal What sends requests when the caller gave no `fetch`: node:http in Node (about half
+ * the cost of Node's fetch per request), `viaFetch` everywhere else. `SECRETS_VAULT_TRANSPORT`
+ * picks one in Node (`fetch` or `http`); unset, a `globalThis.fetch` that a test tool put in
+ * place of Node's own (a stub, a spy, a recorder) gets the requests, as it would in any other
+ * runtime.
+ *
+ * @throws {SecretsVaultError} for another value of `SECRETS_VAULT_TRANSPORT`
+ */
+export function runtimeSender(viaFetch: HttpSend): HttpSend {
+  const setting = readEnv('SECRETS_VAULT_TRANSPORT');
+  if (setting !== undefined && setting !== 'fetch' && setting !== 'http') {
+    throw new SecretsVaultError('Invalid SECRETS_VAULT_TRANSPORT: must be fetch or http');
+  }
+  const viaNode = setting === 'fetch' ? undefined : nodeHttpSender();
+  if (viaNode === undefined) return viaFetch;
+  if (setting === 'http') return viaNode;
+  return (request, signal, original) =>
+    runtimeFetch !== undefined && globalThis.fetch === runtimeFetch
+      ? viaNode(request, signal)
+      : viaFetch(request, signal, original);
+}
+
+// What node:http failed with: a network failure, whatever its code says (a refused connection, a
+// reset, a name that does not resolve, a certificate that does not verify).
+const failures = new WeakSet<object>();
+
+/**
+ * @internal Whether node:http failed with `error` for want of a response, as a network does (a
+ * caller's abort is not one): the counterpart of a runtime fetch's "fetch failed".
+ */
+export function isNodeHttpFailure(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && failures.has(error);
+}
+
+let decided = false;
+let sender: NodeHttpSend | undefined;
+
+/**
+ * @internal The sender when this runtime is Node itself (not Bun, not Deno, not a worker or a
+ * browser), else undefined; also undefined when Node is told to use the environment's proxy and
+ * its agents cannot (fetch then does it). The same function every call.
+ */
+export function nodeHttpSender(): NodeHttpSend | undefined {
+  if (!decided) {
+    decided = true;
+    const process = runtimeProcess();
+    if (isNode(process) && !proxyUnsupported(process, load(process).http)) sender = send;
+  }
+  return sender;
+}
+
+function send(request: NodeHttpRequest, signal: AbortSignal): Promise<NodeHttpResponse> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  // Loaded by nodeHttpSender(), the only way to this function.
+  const { http, https, byteLength, acceptEncoding } = builtins as Builtins;
+  let target: URL;
+  try {
+    target = new URL(request.url);
+  } catch (error) {
+    return Promise.reject(error);
+  }
+  const secure = target.protocol === 'https:';
+  if (!secure && target.protocol !== 'http:') {
+    return Promise.reject(new TypeError(`Unsupported protocol ${target.protocol}`));
+  }
+  const { hostname } = target;
+  const options: Http.RequestOptions = {
+    method: request.method,
+    protocol: target.protocol,
+    // Node wants an IPv6 literal without its brackets (and puts them back in `Host`).
+    hostname: hostname.startsWith('[') ? hostname.slice(1, -1) : hostname,
+    port: target.port,
+    path: target.pathname + target.search,
+    headers: request.headers,
+    agent: agentFor(secure, http, https),
+  };
+  return new Promise((resolve, reject) => {
+    // Throws, before anything is sent, for a header value Node refuses (a line break, say).
+    const req = (secure ? https : http).request(options);
+    const exchange = new Exchange(req, signal, request, resolve, reject);
+    signal.addEventListener('abort', exchange, { once: true });
+    req.on('error', (error: Error) => exchange.failed(error));
+    req.on('response', (res: Http.IncomingMessage) => exchange.responded(res));
+    try {
+      if (request.headers['accept-encoding'] === undefined) {
+        req.setHeader('accept-encoding', acceptEncoding);
+      }
+      const { body } = request;
+      if (body === undefined) {
+        req.end();
+      } else {
+        req.setHeader('content-length', byteLength(body));
+        req.end(body, 'utf8');
+      }
+    } catch (error) {
+      // A header Node refuses: the SDK checks every header first, so this would be a bug of its
+      // own, and no network failure.
+      exchange.refused(error as Error);
+    }
+  });
+}
+
+/**
+ * One request and its response: the signal's listener for the whole of it (connect, head, body),
+ * and the one place a failure of either side ends up, whoever waits on it at that moment.
+ */
+class Exchange implements EventListenerObject {
+  readonly #req: Http.ClientRequest;
+  readonly #signal: AbortSignal;
+  readonly #method: string;
+  readonly #url: string;
+  #resolve: ((response: NodeHttpResponse) => void) | undefined;
+  // Rejects what waits on the exchange now: the send until the head arrives, then the read.
+  #reject: ((reason: unknown) => void) | undefined;
+  // The first failure, for a read that starts after it.
+  #failure: { readonly error: unknown } | undefined;
+  #listening = true;
+  #res: Http.IncomingMessage | undefined;
+  #used = false;
+
+  constructor(
+    req: Http.ClientRequest,
+    signal: AbortSignal,
+    request: NodeHttpRequest,
+    resolve: (response: NodeHttpResponse) => void,
+    reject: (reason: unknown) => void,
+  ) {
+    this.#req = req;
+    this.#signal = signal;
+    this.#method = request.method;
+    this.#url = request.url;
+    this.#resolve = resolve;
+    this.#reject = reject;
+  }
+
+  /** The signal fired. */
+  handleEvent(): void {
+    this.#fail(this.#signal.reason);
+  }
+
+  failed(error: Error): void {
+    // A parse error after a complete body is about bytes past its end (a server that sent more
+    // than its Content-Length): the body itself is whole, and the socket is gone already.
+    if (this.#res?.complete === true) return;
+    failures.add(error);
+    this.#fail(error);
+  }
+
+  /** The request could not be written: not the network's failure. */
+  refused(error: Error): void {
+    this.#fail(error);
+  }
+
+  responded(res: Http.IncomingMessage): void {
+    this.#res = res;
+    // Without a listener, an error of a body nobody reads would be thrown as uncaught.
+    res.on('error', (error: Error) => this.#fail(error));
+    const resolve = this.#resolve;
+    if (resolve === undefined) return;
+    let headers: Headers;
+    try {
+      headers = headersOf(res.rawHeaders);
+    } catch (error) {
+      this.#fail(error);
+      return;
+    }
+    this.#resolve = undefined;
+    this.#reject = undefined;
+    resolve(
+      new NodeResponse(this, this.#url, res.statusCode ?? 0, res.statusMessage ?? '', headers),
+    );
+  }
+
+  read(maxBytes: number): Promise<Uint8Array<ArrayBuffer>> {
+    const res = this.#res as Http.IncomingMessage;
+    if (this.#used) return Promise.reject(new TypeError('The body has already been used'));
+    this.#used = true;
+    if (this.#signal.aborted) return this.#refuse(this.#signal.reason);
+    if (this.#failure !== undefined) return Promise.reject(this.#failure.error);
+    // Destroyed before the read began (and without an error to tell): its bytes are gone.
+    if (res.destroyed) return this.#refuse(cutOff());
+    // What the encoded body declares is a floor of the decoded size (bar a few header bytes).
+    if (Number(res.headers['content-length']) > maxBytes && this.#mayHaveBody(res)) {
+      return this.#refuse(tooLarge(maxBytes));
+    }
+    const coding = codingOf(res.headers['content-encoding'], builtins as Builtins);
+    return new Promise((resolve, reject) => {
+      const chunks: Uint8Array[] = [];
+      let size = 0;
+      let received = false;
+      // Made on the first byte: an empty body needs none, and deflate's framing shows there.
+      let decoder: Transform | null | undefined;
+      this.#reject = (reason) => {
+        decoder?.destroy();
+        reject(reason);
+      };
+      const done = () => {
+        if (this.#reject === undefined) return;
+        this.#reject = undefined;
+        this.#release();
+        resolve(concatChunks(chunks, size));
+      };
+      const collect = (chunk: Uint8Array) => {
+        if (this.#reject === undefined) return;
+        size += chunk.byteLength;
+        // Checked per decoded chunk: a bomb stops here, never inflated past the limit.
+        if (size > maxBytes) this.#fail(tooLarge(maxBytes));
+        else chunks.push(chunk);
+      };
+      res.on('data', (chunk: Uint8Array) => {
+        if (this.#reject === undefined) return;
+        if (decoder === undefined) {
+          if (coding === undefined) {
+            const header = String(res.headers['content-encoding']);
+            this.#fail(
+              new UnusableBody(`Content-Encoding "${header.slice(0, 64)}" cannot be decoded`),
+            );
+            return;
+          }
+          decoder = coding === 'identity' ? null : makeDecoder(coding, chunk);
+          if (decoder !== null) {
+            decoder.on('data', collect);
+            decoder.on('end', done);
+            decoder.on('error', (error: Error) => this.#fail(error));
+            decoder.on('drain', () => res.resume());
+          }
+        }
+        if (decoder === null) collect(chunk);
+        else if (!decoder.write(chunk)) res.pause();
+      });
+      res.on('end', () => {
+        received = true;
+        if (decoder) decoder.end();
+        else done();
+      });
+      res.on('close', () => {
+        // Node reports a cut body as an error first; this covers a close that does not.
+        if (!received) this.#fail(cutOff());
+      });
+    });
+  }
+
+  discard(): void {
+    if (this.#used) return;
+    this.#used = true;
+    this.#release();
+    const res = this.#res as Http.IncomingMessage;
+    const declared = Number(res.headers['content-length']);
+    if (res.complete || !this.#mayHaveBody(res) || declared <= DRAIN_BYTES) {
+      // A stalled body being drained must not keep the process alive: nobody waits for it.
+      res.socket?.unref();
+      res.resume();
+    } else {
+      this.#req.destroy();
+    }
+  }
+
+  #mayHaveBody(res: Http.IncomingMessage): boolean {
+    const status = res.statusCode ?? 0;
+    return this.#method !== 'HEAD' && status >= 200 && !NO_BODY_STATUSES.has(status);
+  }
+
+  #refuse(error: unknown): Promise<never> {
+    this.#fail(error);
+    return Promise.reject(error);
+  }
+
+  #fail(error: unknown): void {
+    if (this.#failure === undefined) this.#failure = { error };
+    const reject = this.#reject;
+    this.#resolve = undefined;
+    this.#reject = undefined;
+    this.#release();
+    this.#req.destroy();
+    reject?.(error);
+  }
+
+  #release(): void {
+    if (this.#listening) {
+      this.#listening = false;
+      this.#signal.removeEventListener('abort', this);
+    }
+  }
+}
+
+class NodeResponse implements NodeHttpResponse {
+  readonly status: number;
+  readonly statusText: string;
+  readonly headers: Headers;
+  readonly #exchange: Exchange;
+  readonly #url: string;
+
+  constructor(
+    exchange: Exchange,
+    url: string,
+    status: number,
+    statusText: string,
+    headers: Headers,
+  ) {
+    this.#exchange = exchange;
+    this.#url = url;
+    this.status = status;
+    this.statusText = statusText;
+    this.headers = headers;
+  }
+
+  /** Made only when asked for: a Response of this head, without a body, answering the URL. */
+  get response(): Response {
+    const response = new Response(null, this);
+    // A constructed Response has no URL; a fetched one answers its request's.
+    Object.defineProperty(response, 'url', { value: this.#url });
+    return response;
+  }
+
+  read(maxBytes: number): Promise<Uint8Array<ArrayBuffer>> {
+    return this.#exchange.read(maxBytes);
+  }
+
+  discard(): void {
+    this.#exchange.discard();
+  }
+}
+
+type Coding = 'identity' | 'gzip' | 'deflate' | 'br' | 'zstd';
+
+/** The one coding a body has; undefined for one this cannot decode, or for several stacked. */
+function codingOf(header: string | undefined, { zlib }: Builtins): Coding | undefined {
+  if (header === undefined) return 'identity';
+  switch (header.trim().toLowerCase()) {
+    case '':
+    case 'identity':
+      return 'identity';
+    case 'gzip':
+    case 'x-gzip':
+      return 'gzip';
+    case 'deflate':
+      return 'deflate';
+    case 'br':
+      return 'br';
+    case 'zstd':
+      return typeof zlib.createZstdDecompress === 'function' ? 'zstd' : undefined;
+    default:
+      return undefined;
+  }
+}
+
+function makeDecoder(coding: Exclude<Coding, 'identity'>, first: Uint8Array): Transform {
+  const { zlib } = builtins as Builtins;
+  switch (coding) {
+    case 'gzip':
+      return zlib.createGunzip();
+    case 'deflate':
+      // `deflate` means zlib-wrapped, yet some servers send it raw (as undici, tell them apart
+      // by the compression method in the low nibble of the zlib header's first byte).
+      return ((first[0] ?? 0) & 0x0f) === 0x08 ? zlib.createInflate() : zlib.createInflateRaw();
+    case 'br':
+      return zlib.createBrotliDecompress();
+    case 'zstd':
+      return zlib.createZstdDecompress({
+        params: { [zlib.constants.ZSTD_d_windowLogMax]: ZSTD_WINDOW_LOG_MAX },
+      });
+  }
+}
+
+function headersOf(raw: readonly string[]): Headers {
+  const headers = new Headers();
+  for (let index = 0; index + 1 < raw.length; index += 2) {
+    headers.append(raw[index] as string, raw[index + 1] as string);
+  }
+  return headers;
+}
+
+function tooLarge(maxBytes: number): UnusableBody {
+  return new UnusableBody(`body is larger than ${maxBytes} bytes`);
+}
+
+/** What Node's own client reports for a body cut off, for a close that came without it. */
+function cutOff(): Error {
+  return Object.assign(new Error('aborted'), { code: 'ECONNRESET' });
+}
