@@ -497,7 +497,10 @@ class NodeResponse implements NodeHttpResponse {
     this.headers = headers;
   }
 
-  /** Made only when asked for: a Response of this head, without a body, answering the URL. */
+  /**
+   * A Response of this head, without a body (the attempt has read it), answering the URL: made
+   * when the attempt hands a success to ky, never for an error or a retry.
+   */
   get response(): Response {
     const response = new Response(null, this);
     // A constructed Response has no URL; a fetched one answers its request's.

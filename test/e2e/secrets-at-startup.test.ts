@@ -196,6 +196,45 @@ describe('client.secrets.load', () => {
     }
   });
 
+  it('scrubs a hostile value however a validator escapes it, and leaves no control character', async () => {
+    const client = countingClient().client;
+    const vault = await client.vaults.create({ name: 'hostile' });
+    // Quotes, a command substitution, NUL, a terminal escape, a line break and a reference.
+    const hostile = `it's "$(touch /tmp/pwned)"\u0000\u001b[31m\nvault://vlt_other/db/password`;
+    await client.secrets.create(vault.id, { name: 'db', value: { password: hostile } });
+    const quoting = (quote: (text: string) => string): StandardSchemaV1<unknown, never> => ({
+      '~standard': {
+        version: 1,
+        vendor: 'hand-written',
+        validate: (value) => ({
+          issues: [
+            {
+              message: `received ${quote((value as { db: { password: string } }).db.password)}`,
+              path: ['db', 'password'],
+            },
+          ],
+        }),
+      },
+    });
+
+    for (const quote of [
+      (text: string) => text,
+      (text: string) => JSON.stringify(text),
+      encodeURIComponent,
+    ]) {
+      const error = await rejectionOf(client.secrets.load(vault.id, { schema: quoting(quote) }));
+      expect(error).toBeInstanceOf(SecretsSchemaError);
+      const [issue] = (error as SecretsSchemaError).issues;
+      expect(issue?.message).toContain('[REDACTED]');
+      const text = `${(error as Error).message} ${JSON.stringify(error)} ${inspect(error)}`;
+      for (const part of ['$(touch', 'vault://vlt_other', '\u001b[31m', quote(hostile)]) {
+        expect(text).not.toContain(part);
+      }
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: looking for control characters.
+      expect((error as Error).message).not.toMatch(/[\u0000-\u001f]/);
+    }
+  });
+
   it('refuses two live secrets with one name, naming it, before any schema runs', async () => {
     const client = countingClient().client;
     const vault = await stockVault(client);
