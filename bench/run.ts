@@ -1,10 +1,11 @@
 /**
  * The benchmark harness: what the SDK (the built package, dist/) costs over raw `fetch` +
- * `JSON.parse`, with ky alone as a second reference, node:http by hand as the floor of Node, the
- * SDK's browser build, and three other vendors' clients (stripe-node, openai, @octokit/core,
- * in bench/peers/) making the same four requests. Started by `npm run bench`, which builds
- * first and runs `node --expose-gc bench/run.ts`; `npm run bench -- --short` is the quick mode
- * CI runs to prove the harness still works (its timings are too rough to compare).
+ * `JSON.parse`, with ky alone as a second reference, node:http by hand as the floor of Node, ky
+ * on node:http as the floor of any client built on ky, the SDK's browser build, and three other
+ * vendors' clients (stripe-node, openai, @octokit/core, in bench/peers/) making the same four
+ * requests. Started by `npm run bench`, which builds first and runs `node --expose-gc
+ * bench/run.ts`; `npm run bench -- --short` is the quick mode CI runs to prove the harness still
+ * works (its timings are too rough to compare).
  *
  * It starts the loopback server (bench/server.ts) in a child process, measures per-request
  * cost, throughput, memory (bench/memory-job.ts children), cold start (bench/cold/ children)
@@ -31,6 +32,7 @@ import {
 import { markdownTable } from './fleet/report.ts';
 import { benchFile, formatNumber, median, now, quantile, runNode, startServer } from './lib.ts';
 import { httpCalls } from './peers/http.ts';
+import { kyHttpCalls } from './peers/ky-http.ts';
 import { octokitCalls } from './peers/octokit.ts';
 import { openaiCalls } from './peers/openai.ts';
 import { sdkBrowserCalls } from './peers/sdk-browser.ts';
@@ -62,7 +64,17 @@ const PLAN = SHORT
 const CONCURRENCY = [16, 64] as const;
 
 /** Every contender, in the order of the tables' columns. */
-const NAMES = ['raw', 'http', 'sdk', 'sdk-browser', 'ky', 'stripe', 'openai', 'octokit'] as const;
+const NAMES = [
+  'raw',
+  'http',
+  'sdk',
+  'sdk-browser',
+  'ky',
+  'ky-http',
+  'stripe',
+  'openai',
+  'octokit',
+] as const;
 type Name = (typeof NAMES)[number];
 type Contenders = Record<Name, () => Promise<unknown>>;
 const TITLES: Record<Name, string> = {
@@ -71,6 +83,7 @@ const TITLES: Record<Name, string> = {
   sdk: 'SDK',
   'sdk-browser': 'SDK browser',
   ky: 'ky',
+  'ky-http': 'ky on node:http',
   stripe: 'stripe',
   openai: 'openai',
   octokit: 'octokit',
@@ -81,6 +94,7 @@ const RATIO_TITLES: Record<Exclude<Name, 'raw'>, string> = {
   sdk: 'SDK/raw',
   'sdk-browser': 'browser/raw',
   ky: 'ky/raw',
+  'ky-http': 'ky-http/raw',
   stripe: 'stripe/raw',
   openai: 'openai/raw',
   octokit: 'octokit/raw',
@@ -126,6 +140,7 @@ const api = ky.create({});
 const browser = await sdkBrowserCalls(base);
 const peers = {
   http: httpCalls(base),
+  'ky-http': kyHttpCalls(base),
   stripe: stripeCalls(base),
   openai: openaiCalls(base),
   octokit: octokitCalls(base),
@@ -153,6 +168,7 @@ const calls = {
     ky: () => api.get(urls.vault, { headers }).json(),
     'sdk-browser': browser.get,
     http: peers.http.get,
+    'ky-http': peers['ky-http'].get,
     stripe: peers.stripe.get,
     openai: peers.openai.get,
     octokit: peers.octokit.get,
@@ -163,6 +179,7 @@ const calls = {
     ky: () => api.get(urls.page, { headers }).json(),
     'sdk-browser': browser.list,
     http: peers.http.list,
+    'ky-http': peers['ky-http'].list,
     stripe: peers.stripe.list,
     openai: peers.openai.list,
     octokit: peers.octokit.list,
@@ -173,6 +190,7 @@ const calls = {
     ky: () => api.get(urls.values, { headers }).json(),
     'sdk-browser': browser.values,
     http: peers.http.values,
+    'ky-http': peers['ky-http'].values,
     stripe: peers.stripe.values,
     openai: peers.openai.values,
     octokit: peers.octokit.values,
@@ -188,6 +206,7 @@ const calls = {
     ky: () => api.post(urls.create, { headers: createHeaders(), json: CREATE_PARAMS }).json(),
     'sdk-browser': browser.create,
     http: peers.http.create,
+    'ky-http': peers['ky-http'].create,
     stripe: peers.stripe.create,
     openai: peers.openai.create,
     octokit: peers.octokit.create,
@@ -223,7 +242,7 @@ async function verify(): Promise<void> {
   // The others give the envelope as the server sent it.
   const items = { get: null, list: PAGE_SIZE, values: VALUES_COUNT, create: null };
   for (const [figure, contenders] of Object.entries(calls)) {
-    for (const name of ['raw', 'http', 'ky', 'stripe', 'openai', 'octokit'] as const) {
+    for (const name of ['raw', 'http', 'ky', 'ky-http', 'stripe', 'openai', 'octokit'] as const) {
       const body = (await contenders[name]()) as { statusCode?: unknown; data?: unknown };
       const count = items[figure as keyof typeof items];
       expect(
@@ -479,7 +498,7 @@ try {
 const ratio = (value: number | undefined): string =>
   value === undefined || !Number.isFinite(value) ? '—' : `${value.toFixed(2)}×`;
 
-// Two tables, to stay readable at eight contenders: what each measured, then each over raw
+// Two tables, to stay readable at nine contenders: what each measured, then each over raw
 // fetch (only the figures where a ratio means something).
 const valueTable = markdownTable(
   ['Figure', 'Unit', ...NAMES.map((name) => TITLES[name])],

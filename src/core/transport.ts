@@ -4,7 +4,6 @@
  * of whatever went wrong into an SDK error that carries the call's details.
  */
 import ky, {
-  type BeforeErrorState,
   type BeforeRetryState,
   HTTPError,
   isHTTPError,
@@ -95,7 +94,8 @@ export class Transport {
       // A redirect could carry the token and the body to another origin: it is an error.
       redirect: 'manual',
       fetch: attempt,
-      hooks: { beforeRetry: [beforeRetry], beforeError: [beforeError] },
+      // No beforeError hook: send() converts whatever ky throws, in one place.
+      hooks: { beforeRetry: [beforeRetry] },
     });
   }
 
@@ -128,7 +128,8 @@ export class Transport {
         ...(request.body === undefined ? {} : { body: request.body }),
         ...(settings.signal ? { signal: settings.signal } : {}),
         timeout: settings.timeout,
-        totalTimeout: settings.totalTimeout ?? false,
+        // Every option is merged anew on each call: one left at ky's default costs nothing.
+        ...(settings.totalTimeout === undefined ? {} : { totalTimeout: settings.totalTimeout }),
         retry: retryOptions(settings, call),
         // ky's types know only its own options; it passes this one on to the attempt.
         [CALL]: call,
@@ -247,11 +248,6 @@ function beforeRetry({ options, error, retryCount }: BeforeRetryState): void {
   note(call, 'warn', 'retrying', retryCount + 1, {
     reason: error instanceof HTTPError ? String(error.response.status) : error.name,
   });
-}
-
-function beforeError({ error, options }: BeforeErrorState): Error {
-  const call = callOf(options);
-  return call === undefined ? error : toSdkError(error, call);
 }
 
 /**

@@ -73,10 +73,13 @@ export const SecretValue = z.custom<SecretValue>().check(
   }),
 ) satisfies z.ZodMiniType<SecretValue>;
 // The values endpoint answers hundreds of these: they skip zod's bookkeeping when they pass.
-declareFastPath(
-  SecretValue,
-  (value) => isPlainObject(value) && Object.values(value).every((item) => typeof item === 'string'),
-);
+declareFastPath(SecretValue, (value) => {
+  if (!isPlainObject(value)) return false;
+  // Without the array Object.values would make for each of hundreds of values. An inherited
+  // enumerable key (a polluted prototype) is checked too: at worst zod decides.
+  for (const key in value) if (typeof value[key] !== 'string') return false;
+  return true;
+});
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   if (typeof value !== 'object' || value === null) return false;

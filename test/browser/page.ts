@@ -77,8 +77,9 @@ await check('stops an answer of unknown length at 32 MiB and aborts its download
     state = (await (await fetch('/__endless')).json()) as typeof state;
   }
   assert(state.closed, 'the connection was closed');
-  // Of the 1 GiB on offer: loopback outruns the abort by some 100 MiB, never by the rest.
-  assert(state.written < 512 * 1024 ** 2, `${state.written} bytes were sent`);
+  // Of the 2 GiB on offer: loopback outruns the abort by 100 MiB on a quiet machine and by
+  // nearly 600 MiB on a busy one, never by the rest.
+  assert(state.written < 1024 ** 3, `${state.written} bytes were sent`);
 });
 
 await check(

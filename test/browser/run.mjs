@@ -87,7 +87,7 @@ const pages = createServer(async (incoming, outgoing) => {
     });
     const chunk = Buffer.alloc(256 * 1024, 32);
     const pump = () => {
-      while (!endless.closed && endless.written < 1024 ** 3) {
+      while (!endless.closed && endless.written < 2 * 1024 ** 3) {
         endless.written += chunk.length;
         if (!outgoing.write(chunk)) {
           outgoing.once('drain', pump);

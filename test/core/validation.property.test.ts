@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod/mini';
-import { check } from '../../src/core/validation.js';
+import { check, checkItems } from '../../src/core/validation.js';
 import * as api from '../../src/index.js';
 
 const schemas = (Object.entries(api) as Array<[string, unknown]>).filter(
@@ -134,5 +134,52 @@ describe('check accepts exactly what zod accepts', () => {
       ),
       { numRuns: 500 },
     );
+  });
+
+  it('item by item, with the issues zod gives at each item path', () => {
+    const list = z.array(api.SecretWithValue);
+    const good = samples.SecretWithValue as object;
+    fc.assert(
+      fc.property(fc.array(fc.oneof(fc.constant(good), oddValues), { maxLength: 6 }), (items) => {
+        const mine = checkItems(api.SecretWithValue, items, ['data']);
+        const zod = z.safeParse(list, items);
+        expect(mine.ok).toBe(zod.success);
+        if (mine.ok) expect(mine.value).toBe(items);
+        else {
+          const zodPaths = (zod.error?.issues ?? []).map((issue) => ['data', ...issue.path]);
+          expect(mine.issues.map((issue) => issue.path)).toEqual(zodPaths);
+        }
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('when Object.prototype has an enumerable key, a string or not', () => {
+    const cases: Array<[z.ZodMiniType, unknown]> = [
+      [api.SecretValue, { username: 'app', password: 'pw' }],
+      [api.SecretValue, { username: 'app', password: 7 }],
+      [api.SecretWithValue, samples.SecretWithValue],
+    ];
+    for (const inherited of ['text', 1]) {
+      // Only the verdicts are taken while the prototype is polluted: the test runner itself
+      // would trip over the key.
+      let verdicts: Array<[boolean, boolean]>;
+      Object.defineProperty(Object.prototype, 'polluted', {
+        value: inherited,
+        enumerable: true,
+        configurable: true,
+        writable: true,
+      });
+      try {
+        verdicts = cases.map(([schema, value]) => [
+          check(schema, value).ok,
+          z.safeParse(schema, value).success,
+        ]);
+      } finally {
+        delete (Object.prototype as { polluted?: unknown }).polluted;
+      }
+      expect(verdicts.map(([fast]) => fast)).toEqual(verdicts.map(([, zod]) => zod));
+      expect(verdicts.map(([fast]) => fast)).toEqual([true, false, true]);
+    }
   });
 });
