@@ -162,26 +162,12 @@ export class Transport {
     const { attempts } = call;
     const started = now();
     note(call, 'debug', '→', attempts);
-    const lost = (error: unknown, what: string) => {
-      call.lostResponse = true;
-      note(
-        call,
-        'warn',
-        '✕',
-        attempts,
-        {
-          durationMs: Math.round(now() - started),
-          reason: error instanceof Error ? error.name : 'Error',
-        },
-        `: ${what}`,
-      );
-    };
 
     let head: HttpResponseHead;
     try {
       head = await this.#send(call.request, signal, input);
     } catch (error) {
-      lost(error, 'no response');
+      lost(call, attempts, started, error, 'no response');
       // An abort (the caller's signal, or ky's timeout) is ky's to report.
       if (signal.aborted || isNetworkError(error)) throw error;
       // A fetch may fail by its own bug (a tracing wrapper's, say), which a retry would only
@@ -197,11 +183,9 @@ export class Transport {
     // A browser hides a redirect it was told not to follow behind an empty `opaqueredirect`, of
     // status 0.
     if (status === 0) return head.response;
-    const unexpected = (message: string) =>
-      new ResponseValidationError(status, head.headers, [{ path: [], message }], detailsOf(call));
     if (status < 200 || status > 599) {
       head.discard();
-      throw unexpected(`HTTP status ${status} is not one the service answers with`);
+      throw unexpected(call, head, `HTTP status ${status} is not one the service answers with`);
     }
 
     let text: string;
@@ -209,9 +193,9 @@ export class Transport {
       text = utf8.decode(await head.read(MAX_RESPONSE_BYTES));
     } catch (error) {
       if (error instanceof UnusableBody) {
-        throw unexpected(error.message);
+        throw unexpected(call, head, error.message);
       }
-      lost(error, 'body cut off');
+      lost(call, attempts, started, error, 'body cut off');
       if (signal.aborted) throw error;
       throw new NetworkError(input, {
         cause: new ResponseBodyCutOff('the response body was cut off', { cause: error }),
@@ -231,6 +215,35 @@ export class Transport {
     // that are not a success, only 304 forbids a body.
     return new Response(status === 304 ? null : text, head);
   }
+}
+
+// Module functions rather than closures of the attempt: nothing is allocated for them on the
+// path of a call that succeeds.
+
+/** Marks an attempt that ended without a whole response, and logs it. */
+function lost(call: Call, attempt: number, started: number, error: unknown, what: string): void {
+  call.lostResponse = true;
+  note(
+    call,
+    'warn',
+    '✕',
+    attempt,
+    {
+      durationMs: Math.round(now() - started),
+      reason: error instanceof Error ? error.name : 'Error',
+    },
+    `: ${what}`,
+  );
+}
+
+/** A response the SDK cannot use (its status, its body), as a ResponseValidationError. */
+function unexpected(call: Call, head: HttpResponseHead, message: string): ResponseValidationError {
+  return new ResponseValidationError(
+    head.status,
+    head.headers,
+    [{ path: [], message }],
+    detailsOf(call),
+  );
 }
 
 // One decoder for every body: without `stream`, each decode() stands alone.
