@@ -11,6 +11,11 @@ import type { JobKind, ProxyCounts } from './protocol.ts';
 export interface FleetFigures {
   readonly scenario: string;
   readonly kind: JobKind;
+  /**
+   * What sent the requests the proxy saw: `node:http`, `fetch`, both joined by `+` when it saw
+   * both, or `—` when no HTTP request reached it.
+   */
+  readonly transport: string;
   readonly jobs: number;
   readonly up: number;
   readonly upPercent: number;
@@ -20,7 +25,7 @@ export interface FleetFigures {
   readonly readyMax: number | null;
   /** Time to failure of the jobs that failed (unfinished ones included, at the cap). */
   readonly failureMax: number | null;
-  /** Attempts per job as the clients counted them. */
+  /** Attempts per job as the clients counted them (the SDK's through its logger). */
   readonly attemptsPerJob: number;
   /** HTTP requests per job that reached the proxy. */
   readonly requestsPerJob: number;
@@ -57,9 +62,11 @@ export function figuresOf(
   const jobs = results.length;
   const sum = (values: readonly number[]) => values.reduce((total, value) => total + value, 0);
   const { perJob: _perJob, ...proxy } = counts;
+  const senders = (['node:http', 'fetch'] as const).filter((sender) => counts.senders[sender] > 0);
   return {
     scenario,
     kind,
+    transport: senders.length === 0 ? '—' : senders.join(' + '),
     jobs,
     up: ready.length,
     upPercent: jobs === 0 ? 0 : (100 * ready.length) / jobs,

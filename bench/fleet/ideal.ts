@@ -15,7 +15,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 const BASE_MS = 500;
 const CAP_MS = 8_000;
-const ATTEMPT_TIMEOUT_MS = 30_000;
+/** The limit of each attempt: the SDK's default `timeout`. */
+export const ATTEMPT_TIMEOUT_MS = 30_000;
 const RETRIED = (status: number) => status === 408 || status === 429 || status >= 500;
 const VERDICTS: Readonly<Record<number, string>> = {
   400: 'BadRequestError',

@@ -54,6 +54,13 @@ export interface StatsRequest {
   readonly type: 'stats';
 }
 
+/**
+ * What sent a request, as the proxy tells it: `fetch` for a WHATWG fetch (Node's own adds a
+ * `Sec-Fetch-Mode` header to every request, which nothing else here sends), `node:http` for
+ * anything else, which in this harness is the SDK's node:http sender.
+ */
+export type Sender = 'node:http' | 'fetch';
+
 /** What the proxy counted during one scenario. */
 export interface ProxyCounts {
   /** HTTP requests that reached the proxy (whatever it then did with them). */
@@ -64,6 +71,8 @@ export interface ProxyCounts {
   readonly forwarded: number;
   /** Requests the proxy answered itself, by status (503, 429, 401). */
   readonly answered: Readonly<Record<string, number>>;
+  /** HTTP requests by what sent them. */
+  readonly senders: Readonly<Record<Sender, number>>;
   /** HTTP requests per `x-fleet-job` header value. */
   readonly perJob: Readonly<Record<string, number>>;
   /** The most HTTP requests in any 1-second window. */
@@ -101,7 +110,10 @@ export interface JobResult {
   readonly error: string | null;
   /** Ms from the start instant to ready, or to the failure. */
   readonly ms: number;
-  /** Requests the client sent (counted by the job's own `fetch`). */
+  /**
+   * Attempts the client made: for the SDK, the lines its logger got at debug level (the SDK logs
+   * each attempt once, as it sends it); for the ideal model, its own count.
+   */
   readonly attempts: number;
 }
 

@@ -1,12 +1,13 @@
 /**
- * The fleet benchmark's report: the table of figures, the targets with PASS or FAIL, and the
- * command's runs, as Markdown lines that read the same on a terminal and in docs/fleet.md
- * (whose generated section is exactly these lines).
+ * The fleet benchmark's report: each scenario's settings, the table of figures, the targets
+ * with PASS or FAIL, and the command's runs, as Markdown lines that read the same on a terminal
+ * and in docs/fleet.md (whose generated section is exactly these lines).
  */
 import { formatNumber } from '../lib.ts';
 import type { CommandRun } from './command.ts';
 import type { FleetFigures } from './figures.ts';
-import type { Verdict } from './scenarios.ts';
+import { ATTEMPT_TIMEOUT_MS } from './ideal.ts';
+import { type Scenario, sdkSettings, type Verdict } from './scenarios.ts';
 
 /** A target of the command part, with the runs it was measured on. */
 export interface CommandVerdict extends Verdict {
@@ -41,11 +42,53 @@ export function markdownTable(
   return [line(header), separator, ...rows.map(line)];
 }
 
+/**
+ * What each scenario runs with, before its figures: the jobs, the fault, the SDK's settings
+ * (its environment over its defaults) and the cap, after a sentence on what every job does.
+ */
+export function settingsLines(scenarios: readonly Scenario[]): string[] {
+  const header = [
+    'Scenario',
+    'Fault',
+    'SDK environment',
+    'SDK retries',
+    'Jobs',
+    'SDK wait s',
+    'SDK timeout s',
+    'Cap s',
+  ];
+  const rows = scenarios.map((scenario) => {
+    const sdk = sdkSettings(scenario.env);
+    const env = Object.entries(scenario.env).map(([name, value]) => `\`${name}=${value}\``);
+    return [
+      scenario.id,
+      scenario.label,
+      env.length === 0 ? '— (defaults)' : env.join(' '),
+      sdk.waitMs > 0 ? 'until `wait` ends' : `\`maxRetries\` ${sdk.maxRetries}`,
+      String(scenario.jobs),
+      String(sdk.waitMs / 1000),
+      String(sdk.timeoutMs / 1000),
+      String(scenario.capMs / 1000),
+    ];
+  });
+  return [
+    'Every SDK job builds `new SecretsVault({ baseUrl, token, headers, logger, logLevel: ' +
+      "'debug' })`, with no `fetch` option, so the SDK sends with its default sender, and calls " +
+      '`client.secrets.load(vaultId)`, which runs with the settings below (no `totalTimeout`). ' +
+      "Its attempts are counted from its debug log. The ideal model's jobs send with Node's " +
+      `\`fetch\`, ${ATTEMPT_TIMEOUT_MS / 1000} s per attempt, until the cap. The Transport ` +
+      'column of the figures is what the proxy saw send the requests.',
+    '',
+    ...markdownTable(header, rows, 4),
+  ];
+}
+
 /** The table of every scenario's figures, SDK and ideal model side by side. */
 export function figuresTable(figures: readonly FleetFigures[]): string[] {
   const header = [
     'Scenario',
     'Client',
+    'Transport',
     'Jobs',
     'Up %',
     'Ready p50 s',
@@ -61,6 +104,7 @@ export function figuresTable(figures: readonly FleetFigures[]): string[] {
   const rows = figures.map((figure) => [
     figure.scenario,
     figure.kind,
+    figure.transport,
     String(figure.jobs),
     formatNumber(figure.upPercent, 1),
     secondsCell(figure.readyP50),
@@ -73,7 +117,7 @@ export function figuresTable(figures: readonly FleetFigures[]): string[] {
     String(figure.peakAttemptsPerSecond),
     secondsCell(figure.wallMs),
   ]);
-  return markdownTable(header, rows, 2);
+  return markdownTable(header, rows, 3);
 }
 
 /** One line per target: PASS or FAIL, the scenario, the target and what was measured. */

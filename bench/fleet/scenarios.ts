@@ -13,15 +13,53 @@ export interface Verdict {
   readonly measured: string;
 }
 
+/**
+ * What the SDK's `load` runs with in a scenario: the scenario's environment over the SDK's
+ * defaults, since the jobs pass no option that changes them.
+ */
+export interface SdkSettings {
+  /** `wait`: how long `load` keeps retrying an unavailable service. */
+  readonly waitMs: number;
+  /** `timeout`: the limit of each attempt. */
+  readonly timeoutMs: number;
+  /** `maxRetries`: what bounds the retries when `wait` is 0 (while it is not, `wait` does). */
+  readonly maxRetries: number;
+}
+
+// The SDK's documented defaults (`wait`, `timeout`, `maxRetries` of its options). The harness
+// cannot read them from a client, so a change of default must be made here too.
+const SDK_DEFAULTS: SdkSettings = { waitMs: 60_000, timeoutMs: 30_000, maxRetries: 2 };
+
+/**
+ * The settings the SDK resolves from `env` (knobs in the harness's plan are plain numbers).
+ * @throws when a knob is not a whole number, which only a mistake in a plan can cause
+ */
+export function sdkSettings(env: Readonly<Record<string, string>>): SdkSettings {
+  const knob = (name: string, fallback: number) => {
+    const value = env[name];
+    if (value === undefined) return fallback;
+    if (!/^\d+$/.test(value)) throw new Error(`fleet plan: ${name}=${value} is not a number`);
+    return Number(value);
+  };
+  return {
+    waitMs: knob('SECRETS_VAULT_WAIT', SDK_DEFAULTS.waitMs),
+    timeoutMs: knob('SECRETS_VAULT_TIMEOUT', SDK_DEFAULTS.timeoutMs),
+    maxRetries: knob('SECRETS_VAULT_MAX_RETRIES', SDK_DEFAULTS.maxRetries),
+  };
+}
+
 /** A scenario: a fleet of `jobs` jobs started at one instant through one fault. */
 export interface Scenario {
   /** The scenario's name in the full plan, kept in the short one. */
   readonly id: string;
-  /** What actually runs, in words. */
+  /** The fault, in words. */
   readonly label: string;
   readonly jobs: number;
   readonly fault: Fault;
-  /** Environment of the SDK's workers (the ideal model reads none). */
+  /**
+   * Environment of the SDK's workers (the ideal model reads none): the only way a scenario
+   * changes the SDK's settings, as an operator would, see {@link sdkSettings}.
+   */
   readonly env: Readonly<Record<string, string>>;
   /** Ms after the start instant at which unfinished jobs count as not up. */
   readonly capMs: number;
@@ -73,7 +111,7 @@ function outage(
 ): Scenario {
   return {
     id,
-    label: `${outageSeconds} s outage, every connection reset`,
+    label: `every connection reset for ${outageSeconds} s`,
     jobs,
     fault: { kind: 'outage', seconds: outageSeconds },
     env,
@@ -99,7 +137,7 @@ function longOutage(
 ): Scenario {
   return {
     id,
-    label: `${outageSeconds} s outage, SECRETS_VAULT_WAIT=${waitMs}`,
+    label: `every connection reset for ${outageSeconds} s`,
     jobs,
     fault: { kind: 'outage', seconds: outageSeconds },
     env: { SECRETS_VAULT_WAIT: String(waitMs) },
@@ -133,11 +171,13 @@ function random503(jobs: number, capMs: number): Scenario {
 }
 
 function overload(jobs: number, capacity: number, capMs: number): Scenario {
+  const retryAfter = 1;
+  const serviceMs = 200;
   return {
     id: 'overload',
-    label: `${capacity} in flight at most (200 ms each), 429 Retry-After: 1 beyond`,
+    label: `at most ${capacity} in flight (${serviceMs} ms each), 429 with Retry-After: ${retryAfter} beyond`,
     jobs,
-    fault: { kind: 'overload', capacity, retryAfter: 1, serviceMs: 200 },
+    fault: { kind: 'overload', capacity, retryAfter, serviceMs },
     env: {},
     capMs,
     targets: (sdk) => [

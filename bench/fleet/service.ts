@@ -4,7 +4,9 @@
  * proxy (node:http, also on 127.0.0.1) that the jobs talk to. The proxy is what makes a
  * scenario: an outage that resets every connection, random 503s, an overloaded service that
  * sheds with 429 and Retry-After, or a refused token. It counts every request that reaches it,
- * so "requests per job" is what the service saw, not what the client believes it sent.
+ * so "requests per job" is what the service saw, not what the client believes it sent, and it
+ * tells which sender sent each request (the SDK's node:http one or a `fetch`), so the report
+ * shows the transport that was measured, not the one meant.
  *
  * It reports its URLs, the vault id and the token over IPC ({@link ServiceReady}), takes a new
  * configuration per scenario ({@link ConfigureMessage}) and answers count requests; it exits
@@ -28,12 +30,15 @@ import {
   epochNow,
   type Fault,
   type ProxyCounts,
+  type Sender,
   type ServiceReady,
   type ServiceReply,
   type StatsRequest,
 } from './protocol.ts';
 
 const JOB_HEADER = 'x-fleet-job';
+// Node's fetch adds this header to every request; the SDK's node:http sender never sends it.
+const FETCH_HEADER = 'sec-fetch-mode';
 const HOP_BY_HOP = new Set([
   'connection',
   'keep-alive',
@@ -73,6 +78,7 @@ let startAt = epochNow();
 let requestTimes: number[] = [];
 let refusedTimes: number[] = [];
 let perJob: Record<string, number> = {};
+let senders: Record<Sender, number> = { 'node:http': 0, fetch: 0 };
 let forwarded = 0;
 let answered: Record<string, number> = {};
 let inFlight = 0;
@@ -149,6 +155,7 @@ function handle(incoming: IncomingMessage, outgoing: ServerResponse): void {
   requestTimes.push(at);
   const job = incoming.headers[JOB_HEADER];
   if (typeof job === 'string') perJob[job] = (perJob[job] ?? 0) + 1;
+  senders[FETCH_HEADER in incoming.headers ? 'fetch' : 'node:http'] += 1;
   switch (fault.kind) {
     case 'random503':
       if (Math.random() < fault.rate) {
@@ -224,6 +231,7 @@ function counts(): ProxyCounts {
     refused: refusedTimes.length,
     forwarded,
     answered,
+    senders,
     perJob,
     peakRequestsPerSecond: peakWindow(requestTimes),
     peakAttemptsPerSecond: peakWindow([...requestTimes, ...refusedTimes]),
@@ -242,6 +250,7 @@ process.on('message', (raw) => {
     requestTimes = [];
     refusedTimes = [];
     perJob = {};
+    senders = { 'node:http': 0, fetch: 0 };
     forwarded = 0;
     answered = {};
     // Connections of the previous scenario's clients carry nothing into this one.

@@ -5,9 +5,10 @@
  * ideal model, ideal.ts) at once, as a fleet does when a deploy starts it.
  *
  * The worker's environment holds the scenario's knobs (such as `SECRETS_VAULT_WAIT`), so the
- * SDK's clients keep their default settings otherwise. It reports each job's outcome over IPC
- * ({@link JobResult}) and exits; at the scenario's deadline it reports unfinished jobs as
- * `Unfinished`, and it exits at once if the harness goes away.
+ * SDK's clients keep their default settings otherwise, their default sender included: a client
+ * is given no `fetch`, and counts its attempts through its `logger`. It reports each job's
+ * outcome over IPC ({@link JobResult}) and exits; at the scenario's deadline it reports
+ * unfinished jobs as `Unfinished`, and it exits at once if the harness goes away.
  */
 import { SecretsVault } from '@secrets-vault/sdk';
 import { idealLoad } from './ideal.ts';
@@ -22,6 +23,8 @@ function send(message: WorkerMessage): Promise<void> {
     process.send(message, undefined, {}, (error) => (error ? reject(error) : resolve()));
   });
 }
+
+const ignore = () => {};
 
 /** One job, armed: `run` starts it and resolves to its outcome. */
 interface ArmedJob {
@@ -43,14 +46,23 @@ function arm(plan: WorkerPlan, id: string, stop: AbortSignal): ArmedJob {
   });
   let run: () => Promise<string | null>;
   if (plan.kind === 'sdk') {
+    // No `fetch` option: a job's client sends with the SDK's default sender (node:http in
+    // Node), and that is what is measured. Attempts are counted from the client's log instead,
+    // which leaves the sender alone: the SDK logs each attempt once, at debug level, as it
+    // sends it (and never anything else at that level).
     const client = new SecretsVault({
       baseUrl: plan.baseUrl,
       token: plan.token,
       headers: { 'x-fleet-job': id },
-      fetch: (input, init) => {
-        attempts += 1;
-        return globalThis.fetch(input, init);
+      logger: {
+        debug: () => {
+          attempts += 1;
+        },
+        info: ignore,
+        warn: ignore,
+        error: ignore,
       },
+      logLevel: 'debug',
     });
     run = async () => {
       await client.secrets.load(plan.vaultId);
