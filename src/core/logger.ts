@@ -1,7 +1,9 @@
 /**
  * Logging of requests, responses and retries. A log line carries the method, the path, the
  * status, the attempt, the duration, the request id and the idempotency key: never a header,
- * a body, a token or a secret value, because none of them is ever handed to the logger.
+ * a body, a token or a secret value. None of them is handed to the logger, and every string of a
+ * line (the server's request id above all, which a server may fill with what it was sent) is
+ * scrubbed of them as an error's text is.
  */
 
 /** How much the SDK logs, from nothing to every attempt. */
@@ -53,8 +55,13 @@ export class LevelLogger {
     this.#rank = LEVELS.indexOf(level);
   }
 
+  /** Whether lines of `level` reach the logger: a line that would not is never built. */
+  enabled(level: Exclude<LogLevel, 'off'>): boolean {
+    return LEVELS.indexOf(level) <= this.#rank;
+  }
+
   log(level: Exclude<LogLevel, 'off'>, message: string, fields: LogFields): void {
-    if (LEVELS.indexOf(level) > this.#rank) return;
+    if (!this.enabled(level)) return;
     try {
       const result: unknown = this.#logger[level](message, fields);
       // An async logger's rejection would otherwise be an unhandled rejection.

@@ -14,6 +14,10 @@ import { isBlockedByBrowser } from './network-failure.js';
 const BACKOFF_BASE_MS = 500;
 const BACKOFF_CAP_MS = 8_000;
 
+// The last attempt of a startup wait starts at least this long before the deadline, so that it is
+// sent rather than timed out at once.
+const LAST_ATTEMPT_MARGIN_MS = 5;
+
 /** Longest `Retry-After` the SDK waits for; a longer one fails the call at once. */
 export const MAX_RETRY_AFTER_MS = 60_000;
 
@@ -86,7 +90,7 @@ export interface RetryCall {
   throttled: number;
   /** The wait before the next retry, decided with it. */
   nextDelay: number;
-  /** Whether the startup wait's last retry, the one that ends at its deadline, was taken. */
+  /** Whether the startup wait's last retry, drawn within the deadline's last half second, was taken. */
   lastRetryTaken: boolean;
 }
 
@@ -100,6 +104,22 @@ export interface RetryPolicy {
    */
   readonly wait: number;
 }
+
+/**
+ * @internal The milliseconds a call may take in all, from its start: `totalTimeout`, and for a
+ * startup call the end of its `wait` as well, so that an attempt still in flight then is cut and
+ * the call ends at the deadline. `undefined` when nothing bounds the call.
+ */
+export function deadlineOf(
+  policy: RetryPolicy,
+  totalTimeout: number | undefined,
+): number | undefined {
+  // Past 2^31 - 1 ms (24.8 days) no timer can hold the deadline: such a wait is unbounded.
+  if (policy.wait <= 0 || policy.wait > MAX_TIMER_MS) return totalTimeout;
+  return totalTimeout === undefined ? policy.wait : Math.min(totalTimeout, policy.wait);
+}
+
+const MAX_TIMER_MS = 2_147_483_647;
 
 /**
  * ky retry options for one call: ky asks {@link RetryCall}'s policy about every failure and
@@ -145,13 +165,17 @@ function decide(error: Error, retryCount: number, policy: RetryPolicy, call: Ret
   let delay = retryDelay(retryCount, retryAfterMs, call.throttled);
 
   if (policy.wait > 0) {
-    // Startup mode: the deadline, not a count, ends the retries. A wait that would overshoot it
-    // is drawn again within what is left, for one last attempt that still spreads out.
+    // Startup mode: the deadline, not a count, ends the retries, and the call ends at it (the
+    // attempt in flight is cut there: see `deadlineOf`). A wait that would overshoot it is
+    // shortened to end within the deadline's last half second, at a random point so that a fleet
+    // started together does not come back at one instant, for one last attempt; a job whose
+    // service stays down thus fails about when its wait is over, not up to 8 s early.
     const left = call.startedAt + policy.wait - now();
     const floor = retryAfterMs ?? 0;
-    if (call.lastRetryTaken || left <= floor) return false;
-    if (delay > left) {
-      delay = floor + Math.random() * (left - floor);
+    if (call.lastRetryTaken || left - floor <= LAST_ATTEMPT_MARGIN_MS) return false;
+    if (delay >= left - LAST_ATTEMPT_MARGIN_MS) {
+      const spread = Math.min(left - LAST_ATTEMPT_MARGIN_MS - floor, BACKOFF_BASE_MS);
+      delay = left - LAST_ATTEMPT_MARGIN_MS - Math.random() * spread;
       call.lastRetryTaken = true;
     }
     // Spent when the budget has it, so the client's other calls see the trouble, but never

@@ -34,8 +34,8 @@ import {
 } from './network-failure.js';
 import { isNodeHttpFailure, runtimeSender } from './node-http.js';
 import type { ClientConfig } from './options.js';
-import { sensitiveStrings } from './redaction.js';
-import { now, type RetryBudget, type RetryCall, retryOptions } from './retry.js';
+import { scrubServerText, sensitiveStrings } from './redaction.js';
+import { deadlineOf, now, type RetryBudget, type RetryCall, retryOptions } from './retry.js';
 import type { BuiltRequest } from './route.js';
 import { UnusableBody } from './whole-body.js';
 
@@ -50,6 +50,8 @@ export interface Call extends RetryCall {
   lostResponse: boolean;
   /** The body of the final 2xx response, read within its attempt. */
   text: string;
+  /** The strings to scrub from what a server says, worked out when first needed. */
+  secrets?: readonly string[];
 }
 
 /** @internal The details every error of this call carries. */
@@ -59,8 +61,20 @@ export function detailsOf(call: Call): CallDetails {
     path: call.request.template,
     attempts: call.attempts,
     idempotencyKey: call.request.idempotencyKey,
-    requestId: call.requestId,
+    // The server's own words: it may echo what it was sent (the Authorization header) there.
+    requestId: call.requestId === null ? null : scrub(call, call.requestId),
   };
+}
+
+/** The strings to scrub from what a server says about `call`: its token and secret values. */
+function secretsOf(call: Call): readonly string[] {
+  call.secrets ??= sensitiveStrings(call.request.sensitive);
+  return call.secrets;
+}
+
+/** `text` with the call's token and secret values scrubbed, however a server escaped them. */
+function scrub(call: Call, text: string): string {
+  return scrubServerText(text, secretsOf(call));
 }
 
 /**
@@ -121,6 +135,7 @@ export class Transport {
       lostResponse: false,
       text: '',
     };
+    const totalTimeout = deadlineOf(settings, settings.totalTimeout);
     try {
       const response = await this.#ky(request.url, {
         method: request.method,
@@ -129,7 +144,7 @@ export class Transport {
         ...(settings.signal ? { signal: settings.signal } : {}),
         timeout: settings.timeout,
         // Every option is merged anew on each call: one left at ky's default costs nothing.
-        ...(settings.totalTimeout === undefined ? {} : { totalTimeout: settings.totalTimeout }),
+        ...(totalTimeout === undefined ? {} : { totalTimeout }),
         retry: retryOptions(settings, call),
         // ky's types know only its own options; it passes this one on to the attempt.
         [CALL]: call,
@@ -278,7 +293,7 @@ function toSdkError(error: unknown, call: Call): SecretsVaultError {
       error.response.status,
       error.response.headers,
       error.data,
-      sensitiveStrings(call.request.sensitive),
+      secretsOf(call),
       details,
     );
   } else if (isTimeoutError(error)) {
@@ -309,7 +324,9 @@ function toSdkError(error: unknown, call: Call): SecretsVaultError {
 
 /**
  * Logs one line about `call`: `<prefix> <method> <path><suffix>`, with the fields every line of
- * a call carries (method, path, attempt, idempotency key) and `extra`.
+ * a call carries (method, path, attempt, idempotency key) and `extra`. Every string of the line
+ * is scrubbed as an error's text is: the request id is the server's to choose, and the rest
+ * must not become the one way out for a token that a caller put in a path.
  */
 function note(
   call: Call,
@@ -319,22 +336,37 @@ function note(
   extra?: Partial<LogFields>,
   suffix = '',
 ): void {
+  const { logger } = call;
+  if (logger === undefined || !logger.enabled(level)) return;
   const { method, target, idempotencyKey } = call.request;
-  call.logger?.log(level, `${prefix} ${method} ${target}${suffix}`, {
+  const fields: Record<string, unknown> = {
     method,
     path: target,
     attempt,
     idempotencyKey,
     ...extra,
-  });
+  };
+  for (const [name, value] of Object.entries(fields)) {
+    if (typeof value === 'string') fields[name] = scrub(call, value);
+  }
+  logger.log(
+    level,
+    scrub(call, `${prefix} ${method} ${target}${suffix}`),
+    fields as unknown as LogFields,
+  );
 }
 
 function describeTimeout(call: Call): string {
-  const { timeout, totalTimeout } = call.request.settings;
-  // Each attempt gets min(timeout, what is left of totalTimeout): when the call has used up
-  // totalTimeout (timers may fire a hair early on another clock), that is what ended it.
-  if (totalTimeout !== undefined && now() - call.startedAt >= totalTimeout - 5) {
-    return `Request timed out: the call took longer than totalTimeout (${totalTimeout} ms)`;
+  const { timeout, totalTimeout, wait } = call.request.settings;
+  const attempt = Math.max(call.attempts, 1);
+  // Each attempt gets min(timeout, what is left of the call's deadline, see deadlineOf): when the
+  // call has used that up (timers may fire a hair early on another clock), the deadline ended it.
+  const waitEnded = wait > 0 && (totalTimeout === undefined || wait < totalTimeout);
+  const deadline = waitEnded ? wait : totalTimeout;
+  if (deadline !== undefined && now() - call.startedAt >= deadline - 5) {
+    return waitEnded
+      ? `Request timed out: attempt ${attempt} had no answer when the wait (${wait} ms) ended`
+      : `Request timed out: the call took longer than totalTimeout (${totalTimeout} ms)`;
   }
-  return `Request timed out: attempt ${Math.max(call.attempts, 1)} took longer than timeout (${timeout} ms)`;
+  return `Request timed out: attempt ${attempt} took longer than timeout (${timeout} ms)`;
 }

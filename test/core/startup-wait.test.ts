@@ -6,6 +6,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   APIConnectionError,
+  APITimeoutError,
   AuthenticationError,
   BadRequestError,
   createSecretCache,
@@ -73,6 +74,73 @@ describe('startup wait', () => {
     expect(Math.max(...service.times)).toBeLessThanOrEqual(60_000);
     // The deadline is used up: the last attempt comes late in the wait, not 8 s early.
     expect(Math.max(...service.times)).toBeGreaterThan(50_000);
+  });
+
+  it('keeps trying to the end of the wait and fails within its last half second', async () => {
+    // Twenty jobs, each with its own draws: not one may give up early (today's last retry was
+    // drawn anywhere in what was left, so a job could fail seconds before its wait was over).
+    for (let job = 0; job < 20; job += 1) {
+      const service = outage(Number.POSITIVE_INFINITY);
+      const started = Date.now();
+      let endedAt = 0;
+      const loaded = clientOf(service.fetch)
+        .secrets.load('vlt_1', { wait: 2_000 })
+        .finally(() => {
+          endedAt = Date.now() - started;
+        });
+      const error = await settle(loaded);
+      expect(error).toBeInstanceOf(APIConnectionError);
+      expect(Math.max(...service.times)).toBeGreaterThanOrEqual(1_490);
+      expect(endedAt).toBeGreaterThanOrEqual(1_490);
+      expect(endedAt).toBeLessThanOrEqual(2_000);
+    }
+  });
+
+  it('spreads the last attempts of a fleet over the last half second of the wait', async () => {
+    const lastAttempts: number[] = [];
+    for (let job = 0; job < 20; job += 1) {
+      const service = outage(Number.POSITIVE_INFINITY);
+      await settle(clientOf(service.fetch).secrets.load('vlt_1', { wait: 10_000 }));
+      lastAttempts.push(Math.max(...service.times));
+    }
+    // Not all at the deadline: a fleet that started together must not come back at one instant.
+    expect(new Set(lastAttempts).size).toBeGreaterThan(10);
+    expect(Math.min(...lastAttempts)).toBeGreaterThanOrEqual(9_490);
+  });
+
+  it('cuts an attempt still in flight when the wait ends, whatever the attempt timeout', async () => {
+    // A service that accepts the connection and never answers: before, `--wait 2s` waited out the
+    // whole 30 s attempt timeout.
+    const times: number[] = [];
+    const started = Date.now();
+    const hanging = (_input: RequestInfo | URL, init?: RequestInit) =>
+      new Promise<Response>((_resolve, reject) => {
+        times.push(Date.now() - started);
+        init?.signal?.addEventListener('abort', () => reject(init.signal?.reason));
+      });
+    let endedAt = 0;
+    const loaded = clientOf(hanging)
+      .secrets.load('vlt_1', { wait: 2_000 })
+      .finally(() => {
+        endedAt = Date.now() - started;
+      });
+    const error = await settle(loaded);
+    expect(error).toBeInstanceOf(APITimeoutError);
+    expect((error as Error).message).toBe(
+      'Request timed out: attempt 1 had no answer when the wait (2000 ms) ended',
+    );
+    expect(times).toEqual([0]);
+    expect(endedAt).toBe(2_000);
+  });
+
+  it('keeps a totalTimeout shorter than the wait as the deadline that ends the call', async () => {
+    const service = outage(Number.POSITIVE_INFINITY);
+    const error = await settle(
+      clientOf(service.fetch).secrets.load('vlt_1', { wait: 60_000, totalTimeout: 3_000 }),
+    );
+    expect(error).toBeInstanceOf(APITimeoutError);
+    expect((error as Error).message).toContain('totalTimeout (3000 ms)');
+    expect(Math.max(...service.times)).toBeLessThanOrEqual(3_000);
   });
 
   it('ends with the class of the last answer, such as InternalServerError for a 503', async () => {
