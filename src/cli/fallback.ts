@@ -5,11 +5,17 @@
  * well as encrypts: a wrong key or a file changed by anyone is refused as a whole, never read as
  * garbage variables.
  *
- * File layout: `SVFB` and a version byte (both authenticated), a 12-byte random nonce, the
- * ciphertext of a JSON document, and the 16-byte tag.
+ * A snapshot is bound to what it was loaded from: the service's origin (`scheme://host:port` of
+ * `SECRETS_VAULT_BASE_URL`) is authenticated with it, and the vault's id is inside it, so a
+ * job pointed at another service or another vault never starts from it.
+ *
+ * File layout: `SVFB` and a version byte, a 12-byte random nonce, the ciphertext of a JSON
+ * document, and the 16-byte tag. The header and the service's origin are the additional
+ * authenticated data: the origin is never written to the file, it must match to decrypt.
  */
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import { readFileSync, statSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
+import { MAX_RESPONSE_BYTES } from '../core/body.js';
 import { writeFileAtomically } from './files.js';
 
 /** @internal A snapshot that cannot be used, or written; `exitCode` is what the command exits with. */
@@ -21,6 +27,16 @@ export class FallbackError extends Error {
     super(message);
     this.exitCode = exitCode;
   }
+}
+
+/** @internal What a snapshot must match to be used. */
+export interface SnapshotExpectation {
+  /** The vault of `--vault`: a snapshot of another vault is refused. */
+  readonly vaultId: string;
+  /** The origin of `SECRETS_VAULT_BASE_URL` (`new URL(…).origin`): one saved from another is refused. */
+  readonly origin: string;
+  /** The most milliseconds ago it may have been saved, as given (`90s`); no limit when absent. */
+  readonly maxAge?: { readonly milliseconds: number; readonly text: string } | undefined;
 }
 
 /** @internal What a snapshot holds: plain data, never the redacting objects `load` returns. */
@@ -38,11 +54,17 @@ export interface Snapshot {
 /** The environment variable that holds the key. */
 export const FALLBACK_KEY_VARIABLE = 'SECRETS_VAULT_FALLBACK_KEY';
 
-const MAGIC = Buffer.from('SVFB\u0001', 'latin1');
+// Version 2 authenticates the service's origin; version 1 did not, and is no longer read.
+const MAGIC = Buffer.from('SVFB\u0002', 'latin1');
+const UNBOUND_MAGIC = Buffer.from('SVFB\u0001', 'latin1');
 const NONCE_BYTES = 12;
 const TAG_BYTES = 16;
-// A snapshot is a vault's values: far below this. A larger file is not ours.
-const MAX_SNAPSHOT_BYTES = 64 * 1024 * 1024;
+/**
+ * @internal The largest snapshot written or read. A snapshot holds one vault's values, which
+ * arrived in one response of at most this size (with its envelope and metadata): a larger file
+ * is not a snapshot, and is refused before it is read.
+ */
+export const MAX_SNAPSHOT_BYTES = MAX_RESPONSE_BYTES;
 
 /**
  * @internal Reads the key: 32 bytes written as 64 hex digits or as base64 (`openssl rand
@@ -63,24 +85,39 @@ export function readFallbackKey(text: string | undefined): Buffer {
       2,
     );
   }
+  // 32 equal bytes is a mistake, not a key (`head -c 32 /dev/zero | base64`): anyone can guess it.
+  if (key.every((byte) => byte === key[0])) {
+    throw new FallbackError(
+      `${FALLBACK_KEY_VARIABLE} is 32 equal bytes, which anyone can guess: make a random one (openssl rand -base64 32)`,
+      2,
+    );
+  }
   return key;
 }
 
 /**
- * @internal Writes `snapshot` to `file`, encrypted, atomically and with mode 0600 (see
- * {@link writeFileAtomically}): a reader sees the old snapshot or the new one, never half of one,
- * and never a file others can read.
- * @throws {FallbackError} when the file cannot be written
+ * @internal Writes `snapshot`, loaded from the service at `origin`, to `file`: encrypted, bound to
+ * `origin`, atomically and with mode 0600 (see {@link writeFileAtomically}): a reader sees the old
+ * snapshot or the new one, never half of one, and never a file others can read.
+ * @throws {FallbackError} when the file cannot be written, or would be larger than a snapshot is
+ *   read
  */
-export function writeSnapshot(file: string, key: Buffer, snapshot: Snapshot): void {
+export function writeSnapshot(file: string, key: Buffer, origin: string, snapshot: Snapshot): void {
   const nonce = randomBytes(NONCE_BYTES);
   const cipher = createCipheriv('aes-256-gcm', key, nonce);
-  cipher.setAAD(MAGIC);
+  cipher.setAAD(boundData(origin));
   const ciphertext = Buffer.concat([
     cipher.update(JSON.stringify(snapshot), 'utf8'),
     cipher.final(),
   ]);
   const data = Buffer.concat([MAGIC, nonce, ciphertext, cipher.getAuthTag()]);
+  // Never write what would be refused when it is needed.
+  if (data.length > MAX_SNAPSHOT_BYTES) {
+    throw new FallbackError(
+      `the snapshot ${file} is not written: it would be larger than ${MAX_SNAPSHOT_BYTES / 1024 / 1024} MiB`,
+      1,
+    );
+  }
   try {
     writeFileAtomically(file, data);
   } catch (error) {
@@ -89,29 +126,24 @@ export function writeSnapshot(file: string, key: Buffer, snapshot: Snapshot): vo
 }
 
 /**
- * @internal Reads and decrypts the snapshot of `vaultId` in `file`.
- * @throws {FallbackError} exit 75 when there is no snapshot yet (the service is still the
- *   problem); exit 1 when it cannot be read, was changed, was written with another key, or holds
- *   another vault
+ * @internal Reads and decrypts the snapshot in `file`, if it matches `expected`.
+ * @throws {FallbackError} exit 75 when there is no usable snapshot yet and only the service is to
+ *   blame (none written, one written by an earlier version, one older than the maximum age); exit 1
+ *   when the file is not a regular file, is too large, cannot be read, was changed, was written
+ *   with another key or from another service, or holds another vault
  */
-export function readSnapshot(file: string, key: Buffer, vaultId: string): Snapshot {
-  let data: Buffer;
-  try {
-    if (statSync(file).size > MAX_SNAPSHOT_BYTES) {
-      throw new FallbackError(`the snapshot ${file} is larger than a snapshot can be`, 1);
-    }
-    data = readFileSync(file);
-  } catch (error) {
-    if (error instanceof FallbackError) throw error;
-    const code = codeOf(error);
-    throw code === 'ENOENT'
-      ? new FallbackError(`no snapshot at ${file} yet (none was written by a good load)`, 75)
-      : new FallbackError(`cannot read the snapshot ${file}: ${code}`, 1);
-  }
+export function readSnapshot(file: string, key: Buffer, expected: SnapshotExpectation): Snapshot {
+  const data = readSnapshotFile(file);
   const unusable = new FallbackError(
-    `cannot decrypt the snapshot ${file}: wrong ${FALLBACK_KEY_VARIABLE}, or the file was changed`,
+    `cannot decrypt the snapshot ${file}: wrong ${FALLBACK_KEY_VARIABLE}, or the file was changed, or it was saved from another service than SECRETS_VAULT_BASE_URL`,
     1,
   );
+  if (data.subarray(0, UNBOUND_MAGIC.length).equals(UNBOUND_MAGIC)) {
+    throw new FallbackError(
+      `the snapshot ${file} was written by an earlier secrets-vault, not bound to its service, and is not read (the next good load replaces it)`,
+      75,
+    );
+  }
   if (
     data.length < MAGIC.length + NONCE_BYTES + TAG_BYTES ||
     !data.subarray(0, MAGIC.length).equals(MAGIC)
@@ -122,7 +154,7 @@ export function readSnapshot(file: string, key: Buffer, vaultId: string): Snapsh
   try {
     const nonce = data.subarray(MAGIC.length, MAGIC.length + NONCE_BYTES);
     const decipher = createDecipheriv('aes-256-gcm', key, nonce);
-    decipher.setAAD(MAGIC);
+    decipher.setAAD(boundData(expected.origin));
     decipher.setAuthTag(data.subarray(data.length - TAG_BYTES));
     plaintext = Buffer.concat([
       decipher.update(data.subarray(MAGIC.length + NONCE_BYTES, data.length - TAG_BYTES)),
@@ -133,10 +165,67 @@ export function readSnapshot(file: string, key: Buffer, vaultId: string): Snapsh
   }
   const snapshot = parseSnapshot(plaintext);
   if (snapshot === undefined) throw unusable;
-  if (snapshot.vaultId !== vaultId) {
+  if (snapshot.vaultId !== expected.vaultId) {
     throw new FallbackError(`the snapshot ${file} holds another vault than --vault`, 1);
   }
+  const { maxAge } = expected;
+  if (maxAge !== undefined && Date.now() - snapshot.savedAt > maxAge.milliseconds) {
+    throw new FallbackError(
+      `the snapshot ${file} is not used: saved ${describeAge(snapshot.savedAt)} ago, more than --fallback-max-age ${maxAge.text}`,
+      75,
+    );
+  }
   return snapshot;
+}
+
+/** What is authenticated besides the ciphertext: the header, then the service's origin. */
+function boundData(origin: string): Buffer {
+  return Buffer.concat([MAGIC, Buffer.from(origin, 'utf8')]);
+}
+
+/**
+ * The bytes of `file`, if it is a regular file (or a link to one) of at most
+ * {@link MAX_SNAPSHOT_BYTES}. The checks are made on the opened file, so what is checked is what
+ * is read: a FIFO would block the read (and the job) for ever, a link to `/dev/zero` would be
+ * read until memory runs out.
+ */
+function readSnapshotFile(file: string): Buffer {
+  let descriptor: number;
+  try {
+    // Non-blocking: opening a FIFO for reading otherwise waits for a writer, for ever.
+    descriptor = openSync(file, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+  } catch (error) {
+    const code = codeOf(error);
+    throw code === 'ENOENT'
+      ? new FallbackError(`no snapshot at ${file} yet (none was written by a good load)`, 75)
+      : new FallbackError(`cannot read the snapshot ${file}: ${code}`, 1);
+  }
+  try {
+    const stats = fstatSync(descriptor);
+    if (!stats.isFile()) {
+      throw new FallbackError(`the snapshot ${file} is not a regular file`, 1);
+    }
+    if (stats.size > MAX_SNAPSHOT_BYTES) {
+      throw new FallbackError(
+        `the snapshot ${file} is larger than ${MAX_SNAPSHOT_BYTES / 1024 / 1024} MiB, which no snapshot is`,
+        1,
+      );
+    }
+    // At most the size seen: a file that grows meanwhile is cut there, and the tag judges it.
+    const data = Buffer.alloc(stats.size);
+    let length = 0;
+    while (length < data.length) {
+      const read = readSync(descriptor, data, length, data.length - length, null);
+      if (read === 0) break;
+      length += read;
+    }
+    return data.subarray(0, length);
+  } catch (error) {
+    if (error instanceof FallbackError) throw error;
+    throw new FallbackError(`cannot read the snapshot ${file}: ${codeOf(error)}`, 1);
+  } finally {
+    closeSync(descriptor);
+  }
 }
 
 /** The snapshot in `text`, or undefined when it is not one (a version this command cannot read). */

@@ -10,7 +10,7 @@ import { constants } from 'node:os';
 import { parseArgs } from 'node:util';
 import packageJson from '../../package.json' with { type: 'json' };
 import { SecretsVault } from '../client.js';
-import { parseDuration } from '../core/env.js';
+import { parseDuration, readEnv } from '../core/env.js';
 import {
   APIConnectionError,
   APIError,
@@ -24,6 +24,7 @@ import { isUnavailableStatus } from '../core/retry.js';
 import type { StartupOptions } from '../resources/secrets.js';
 import type { LoadedSecrets } from '../startup/load.js';
 import { plainCopy } from '../startup/redacted.js';
+import { referencedVault, resolveReferences } from '../startup/references.js';
 import { toEnv } from '../startup/to-env.js';
 import { ChildEnvError, childEnvironment } from './child-env.js';
 import { EnvFormatError, formatDotenv, formatShell } from './dotenv.js';
@@ -31,9 +32,11 @@ import {
   describeAge,
   FALLBACK_KEY_VARIABLE,
   FallbackError,
+  MAX_SNAPSHOT_BYTES,
   readFallbackKey,
   readSnapshot,
   type Snapshot,
+  type SnapshotExpectation,
   writeSnapshot,
 } from './fallback.js';
 import { writeFileAtomically } from './files.js';
@@ -42,7 +45,8 @@ const USAGE = `Usage: secrets-vault <command> [options]
 
 Commands:
   run --vault <id> [--prefix P] [--override] [--wait D] [--fallback F]
-      [--keep-token] [--allow-var NAME]... -- <command> [args...]
+      [--fallback-max-age D] [--keep-token] [--allow-var NAME]...
+      -- <command> [args...]
                      run a command with the vault's secrets in its environment
   export --vault <id> --format dotenv|shell|json [--output F] [--wait D]
                      print (or write) the vault's secrets as environment variables
@@ -56,7 +60,8 @@ Options:
   -v, --version      show the version
 
 Environment: SECRETS_VAULT_BASE_URL, SECRETS_VAULT_TOKEN; SECRETS_VAULT_WAIT,
-SECRETS_VAULT_MAX_RETRIES, SECRETS_VAULT_TIMEOUT; SECRETS_VAULT_FALLBACK_KEY.
+SECRETS_VAULT_MAX_RETRIES, SECRETS_VAULT_TIMEOUT; SECRETS_VAULT_FALLBACK_KEY,
+SECRETS_VAULT_FALLBACK_MAX_AGE.
 
 Exit codes: 0 done (run: the command's own); 75 the service stayed unavailable for
 the whole wait; 77 the token was refused; 2 usage error; 1 anything else.
@@ -75,8 +80,8 @@ the token was refused (401, 403), 2 for a usage error, 1 for anything else.
 
 const COMMAND_HELP: Readonly<Record<string, string>> = {
   run: `Usage: secrets-vault run --vault <id> [--prefix P] [--override] [--wait D]
-                           [--fallback <file>] [--keep-token] [--allow-var NAME]...
-                           -- <command> [args...]
+                           [--fallback <file>] [--fallback-max-age D] [--keep-token]
+                           [--allow-var NAME]... -- <command> [args...]
 
 Loads the vault's secrets once, puts them in the environment of <command> as
 SECRET_KEY variables (database.password -> DATABASE_PASSWORD), resolves
@@ -87,9 +92,10 @@ unless a terminal already sent them to it.
 
 The command does not get SECRETS_VAULT_TOKEN (unless --keep-token) nor
 SECRETS_VAULT_FALLBACK_KEY. The vault may never set a SECRETS_VAULT_* variable,
-nor one that changes how programs start or what they load (NODE_OPTIONS,
-LD_PRELOAD, BASH_ENV, PATH, proxies, ...) unless named with --allow-var; vault
-values are never resolved as references.
+nor, in any case, a variable a program or tool reads as its configuration
+(NODE_*, NPM_CONFIG_*, YARN_*, GIT_*, PIP_*, CARGO_*, DOCKER_*, LD_*, PATH,
+*_OPTS, *_OPTIONS, *_PROXY, *_CONFIG_FILE, ...) unless that exact name is given
+with --allow-var; vault values are never resolved as references.
 
 Options:
   --vault <id>   the vault to load (required)
@@ -101,7 +107,13 @@ ${WAIT_HELP}  --fallback <file>
                  (AES-256-GCM, key in SECRETS_VAULT_FALLBACK_KEY: 32 bytes as hex or
                  base64), mode 0600; when the service stays unavailable for the whole
                  wait, start from it instead, saying so with its age. Never after a
-                 refused token or an unknown vault.
+                 refused token or an unknown vault. The snapshot is bound to the
+                 vault and to the service (the origin of SECRETS_VAULT_BASE_URL),
+                 and read only when a regular file of at most ${MAX_SNAPSHOT_BYTES / 1024 / 1024} MiB.
+  --fallback-max-age <duration>
+                 never start from a snapshot saved longer ago than this: 90s, 2m,
+                 24h, or milliseconds (default: SECRETS_VAULT_FALLBACK_MAX_AGE,
+                 else no limit)
   --keep-token   give the command the job's SECRETS_VAULT_TOKEN
   --allow-var <NAME>
                  let the vault set NAME although it changes how programs start
@@ -238,6 +250,7 @@ async function dispatch(argv: readonly string[]): Promise<number> {
   }
   for (const [flag, given, owner] of [
     ['--fallback', values.fallback !== undefined, 'run'],
+    ['--fallback-max-age', values['fallback-max-age'] !== undefined, 'run'],
     ['--keep-token', values['keep-token'] !== undefined, 'run'],
     ['--allow-var', values['allow-var'] !== undefined, 'run'],
     ['--override', values.override !== undefined, 'run'],
@@ -250,10 +263,17 @@ async function dispatch(argv: readonly string[]): Promise<number> {
     case 'run': {
       if (child.length === 0) throw usageError('a command to run is required after --', command);
       if (values.fallback === '') throw usageError('--fallback takes a file', command);
+      if (values['fallback-max-age'] !== undefined && values.fallback === undefined) {
+        throw usageError('--fallback-max-age needs --fallback', command);
+      }
       const fallback =
         values.fallback === undefined
           ? undefined
-          : { file: values.fallback, key: readFallbackKey(process.env[FALLBACK_KEY_VARIABLE]) };
+          : {
+              file: values.fallback,
+              key: readFallbackKey(process.env[FALLBACK_KEY_VARIABLE]),
+              maxAge: fallbackMaxAge(values['fallback-max-age'], command),
+            };
       const allowed = values['allow-var'] ?? [];
       const badName = allowed.find((name) => !/^[A-Za-z_][A-Za-z0-9_]*$/.test(name));
       if (badName !== undefined) {
@@ -295,6 +315,7 @@ function parseOptions(args: string[]) {
       override: { type: 'boolean' },
       wait: { type: 'string' },
       fallback: { type: 'string' },
+      'fallback-max-age': { type: 'string' },
       output: { type: 'string' },
       'keep-token': { type: 'boolean' },
       'allow-var': { type: 'string', multiple: true },
@@ -303,10 +324,30 @@ function parseOptions(args: string[]) {
   });
 }
 
-/** Where `run --fallback` keeps its snapshot, and the key that opens it. */
+/** Where `run --fallback` keeps its snapshot, the key that opens it, and how old it may be. */
 interface Fallback {
   readonly file: string;
   readonly key: Buffer;
+  readonly maxAge: SnapshotExpectation['maxAge'];
+}
+
+const FALLBACK_MAX_AGE_VARIABLE = 'SECRETS_VAULT_FALLBACK_MAX_AGE';
+
+/**
+ * The maximum age of `--fallback-max-age`, else of its variable; undefined (no limit) when
+ * neither is set. A usage error when malformed: a typo must not quietly lift the limit.
+ */
+function fallbackMaxAge(flag: string | undefined, command: string): Fallback['maxAge'] {
+  const text = flag ?? readEnv(FALLBACK_MAX_AGE_VARIABLE);
+  if (text === undefined) return undefined;
+  const milliseconds = parseDuration(text);
+  if (milliseconds === undefined || milliseconds <= 0) {
+    throw usageError(
+      `${flag === undefined ? FALLBACK_MAX_AGE_VARIABLE : '--fallback-max-age'} takes a duration above 0 such as 90s, 2m, 24h, or milliseconds`,
+      command,
+    );
+  }
+  return { milliseconds, text };
 }
 
 /** What `run` was asked to do. */
@@ -327,6 +368,8 @@ const TERMINAL_SIGNALS = ['SIGINT', 'SIGQUIT', 'SIGHUP'] as const;
 async function run(options: RunOptions): Promise<number> {
   const { vaultId, fallback } = options;
   const client = newClient();
+  // The client has checked the base URL: a snapshot is bound to the service it names.
+  const origin = new URL(readEnv('SECRETS_VAULT_BASE_URL') ?? '').origin;
   const started = performance.now();
   let loaded: Snapshot;
   let fromSnapshot = false;
@@ -335,10 +378,23 @@ async function run(options: RunOptions): Promise<number> {
   } catch (error) {
     // Only an outage falls back: a refused token or a deleted vault is a verdict to act on.
     if (fallback === undefined || !isOutage(error)) throw error;
-    loaded = readSnapshot(fallback.file, fallback.key, vaultId);
+    const outage = `the service stayed unavailable for ${seconds(performance.now() - started)} (${describe(error)})`;
+    try {
+      loaded = readSnapshot(fallback.file, fallback.key, {
+        vaultId,
+        origin,
+        maxAge: fallback.maxAge,
+      });
+    } catch (refused) {
+      // One line: the outage, then why the snapshot cannot stand in for the service.
+      if (refused instanceof FallbackError) {
+        throw new FallbackError(`${outage}; ${refused.message}`, refused.exitCode);
+      }
+      throw refused;
+    }
     fromSnapshot = true;
     process.stderr.write(
-      `secrets-vault: the service stayed unavailable for ${seconds(performance.now() - started)} (${describe(error)}); starting from the snapshot ${fallback.file}, saved ${describeAge(loaded.savedAt)} ago\n`,
+      `secrets-vault: ${outage}; starting from the snapshot ${fallback.file}, saved ${describeAge(loaded.savedAt)} ago\n`,
     );
   }
   const { references } = loaded;
@@ -362,7 +418,7 @@ async function run(options: RunOptions): Promise<number> {
   }
   if (fallback !== undefined && !fromSnapshot) {
     try {
-      writeSnapshot(fallback.file, fallback.key, loaded);
+      writeSnapshot(fallback.file, fallback.key, origin, loaded);
     } catch (error) {
       // The job can start without it; the next good load tries again.
       process.stderr.write(`secrets-vault: warning: ${describe(error)}\n`);
@@ -445,7 +501,17 @@ async function loadForRun(
   const referencing = Object.fromEntries(
     Object.entries(process.env).filter(([, value]) => value?.startsWith('vault://')),
   );
-  const resolved = await client.secrets.resolveReferences(referencing, startup);
+  // References into the vault just loaded are resolved from what it holds: one read per vault.
+  const intoLoaded: Record<string, string | undefined> = {};
+  const intoOthers: Record<string, string | undefined> = {};
+  for (const [name, reference] of Object.entries(referencing)) {
+    (referencedVault(reference ?? '') === vaultId ? intoLoaded : intoOthers)[name] = reference;
+  }
+  const held = Object.entries(secrets).map(([name, value]) => ({ name, value }));
+  const resolved = {
+    ...(await resolveReferences(intoLoaded, async () => held)),
+    ...(await client.secrets.resolveReferences(intoOthers, startup)),
+  };
   for (const [name, reference] of Object.entries(referencing)) {
     const value = resolved[name];
     if (reference !== undefined && value !== undefined) references[reference] = value;

@@ -50,6 +50,18 @@ function parseReference(text: string): Reference | undefined {
 }
 
 /**
+ * @internal The vault a reference points into, or undefined for a string that is not a
+ * well-formed reference (which {@link resolveReferences} then reports).
+ */
+export function referencedVault(text: string): string | undefined {
+  try {
+    return parseReference(text)?.vaultId;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * Returns a copy of `record` with every reference replaced by the value it names; other values
  * pass unchanged. Every reference is read before anything is fetched, then each vault that a
  * reference points into is fetched once, at most 8 at a time. The first failure ends the call:
@@ -60,7 +72,7 @@ function parseReference(text: string): Reference | undefined {
  */
 export async function resolveReferences<Values extends Record<string, string | undefined>>(
   record: Values,
-  fetchValues: (vaultId: string) => Promise<readonly SecretWithValue[]>,
+  fetchValues: (vaultId: string) => Promise<readonly Pick<SecretWithValue, 'name' | 'value'>[]>,
 ): Promise<{ [Key in keyof Values]: Values[Key] }> {
   const references = new Map<string, Reference>();
   for (const value of Object.values(record)) {
