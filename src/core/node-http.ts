@@ -1,13 +1,14 @@
 /**
  * Sending one attempt through `node:http` / `node:https` with keep-alive agents: in Node this
- * takes about half the time per request of the runtime's `fetch` (undici behind WHATWG
- * streams). The built-ins are reached through `process.getBuiltinModule`, on first use, so that
- * the client entry has no `node:` import and other runtimes never load them.
+ * takes about two thirds of the time per request of the runtime's `fetch` (undici behind
+ * WHATWG streams). The built-ins are reached through `process.getBuiltinModule`, on first use,
+ * so that the client entry has no `node:` import and other runtimes never load them.
  *
  * What it keeps of `fetch`: the runtime's CA handling (`NODE_EXTRA_CA_CERTS`, `--use-system-ca`),
- * the environment's proxy when Node is told to use it, `Accept-Encoding` with the codings it
- * decodes, redirects returned as they are (`redirect: 'manual'`), and the runtime's own system
- * errors (`ECONNREFUSED` with the address) when no response arrives.
+ * the environment's proxy when Node is told to use it (for exactly the requests fetch would send
+ * through it), `Accept-Encoding` with the codings it decodes, redirects returned as they are
+ * (`redirect: 'manual'`), a body discarded before it has arrived dropped with its connection, and
+ * the runtime's own system errors (`ECONNREFUSED` with the address) when no response arrives.
  */
 import type * as BufferModule from 'node:buffer';
 import type * as Http from 'node:http';
@@ -17,6 +18,7 @@ import type * as Zlib from 'node:zlib';
 import { readEnv } from './env.js';
 import { SecretsVaultError } from './errors.js';
 import type { HttpRequest, HttpResponseHead, HttpSend } from './http-client.js';
+import { isFramingHeader } from './options.js';
 import { concatChunks, UnusableBody } from './whole-body.js';
 
 /** @internal One attempt as the SDK built it (see http-client.ts). */
@@ -60,17 +62,26 @@ interface Builtins {
 interface Pool {
   /** The runtime's global agent this pool was built after: its proxy settings are ours. */
   readonly global: Http.Agent;
-  readonly agent: Http.Agent;
+  /** What sends a request that goes direct. */
+  readonly direct: Http.Agent;
+  /** What sends a request through the environment's proxy; undefined when there is none. */
+  readonly proxied: Http.Agent | undefined;
+  /** Where `NO_PROXY` is read (the settings the global agent was given). */
+  readonly env: Http.ProxyEnv;
+  /** `NO_PROXY` as last read, and the hosts it names. */
+  bypass: Bypass;
+}
+
+/** A `NO_PROXY` value, parsed as fetch parses it. */
+interface Bypass {
+  readonly value: string;
+  readonly entries: ReadonlyArray<{ readonly hostname: string; readonly port: number }>;
 }
 
 // Idle sockets close after this: below the 5 s that Node's server (and many others) keep an idle
 // connection, so that the client, not the server, ends it, and a request rarely meets a socket
 // that the server is closing. A `Keep-Alive: timeout=N` hint shortens it (Node's agent reads it).
 const IDLE_MS = 4_000;
-
-// What `discard()` reads to the end, so that the socket goes back to the pool; a longer (or
-// unknown) body costs less to drop with its connection.
-const DRAIN_BYTES = 64 * 1024;
 
 // RFC 9659: an encoder must not use a zstd window over 8 MiB, and a decoder may refuse one; the
 // library's default (128 MiB) would let one small response make the process allocate that much.
@@ -157,28 +168,94 @@ function proxyUnsupported(process: NodeProcess, http: HttpModule): boolean {
 }
 
 /**
- * The agent for one protocol, built again when the runtime's global agent has been replaced
- * (`http.setGlobalProxyFromEnv()` does that), so that a proxy set at run time is followed as
- * fetch follows it.
+ * The agent for one request: direct, or through the environment's proxy when fetch would take
+ * it there. The pool of a protocol is built again when the runtime's global agent has been
+ * replaced (`http.setGlobalProxyFromEnv()` does that), so that a proxy set at run time is
+ * followed as fetch follows it.
  */
-function agentFor(secure: boolean, http: HttpModule, https: HttpsModule): Http.Agent {
+function agentFor(target: URL, secure: boolean, http: HttpModule, https: HttpsModule): Http.Agent {
   const global = secure ? https.globalAgent : http.globalAgent;
-  const pool = secure ? httpsPool : httpPool;
-  if (pool !== undefined && pool.global === global) return pool.agent;
-  const proxyEnv = proxyEnvOf(global);
+  let pool = secure ? httpsPool : httpPool;
+  if (pool === undefined || pool.global !== global) {
+    pool = makePool(global, secure, http, https);
+    if (secure) httpsPool = pool;
+    else httpPool = pool;
+  }
+  if (pool.proxied === undefined) return pool.direct;
+  const port = Number.parseInt(target.port, 10) || (secure ? 443 : 80);
+  return goesThroughProxy(pool, target.hostname, port) ? pool.proxied : pool.direct;
+}
+
+function makePool(global: Http.Agent, secure: boolean, http: HttpModule, https: HttpsModule): Pool {
   const options: Http.AgentOptions = {
     keepAlive: true,
     // As fetch: no queueing behind a per-origin cap; 64 calls at once get 64 connections.
     maxSockets: Number.POSITIVE_INFINITY,
     timeout: IDLE_MS,
-    ...(proxyEnv === undefined ? {} : { proxyEnv }),
   };
   // Node's agent unrefs a socket when it becomes idle and refs it again when a request takes
   // it: an idle connection never keeps a finished process alive.
-  const agent = secure ? new https.Agent(options) : new http.Agent(options);
-  if (secure) httpsPool = { global, agent };
-  else httpPool = { global, agent };
-  return agent;
+  const make = (extra: Http.AgentOptions = {}) =>
+    secure ? new https.Agent({ ...options, ...extra }) : new http.Agent({ ...options, ...extra });
+  const env = proxyEnvOf(global) ?? {};
+  const proxy = proxyUrlOf(env, secure);
+  return {
+    global,
+    direct: make(),
+    // Node's agent is given the one proxy fetch would use and no NO_PROXY: which requests go
+    // through it is decided here, as fetch decides, since Node reads the same variables
+    // otherwise (an empty `http_proxy` does not hide `HTTP_PROXY` for it, `NO_PROXY=localhost`
+    // leaves out `foo.localhost`, `*.localhost` leaves out `localhost`).
+    proxied:
+      proxy === undefined
+        ? undefined
+        : make({ proxyEnv: secure ? { https_proxy: proxy } : { http_proxy: proxy } }),
+    env,
+    bypass: parseNoProxy(''),
+  };
+}
+
+/**
+ * The proxy Node's fetch (undici's `EnvHttpProxyAgent`) takes for a protocol: the lower-case
+ * variable when it is set at all, even to an empty string (which means none), else the upper-case
+ * one; for https, the http proxy when no https one is set.
+ */
+function proxyUrlOf(env: Http.ProxyEnv, secure: boolean): string | undefined {
+  const http = env.http_proxy ?? env.HTTP_PROXY;
+  const proxy = secure ? (env.https_proxy ?? env.HTTPS_PROXY) || http : http;
+  return proxy === undefined || proxy === '' ? undefined : proxy;
+}
+
+/**
+ * Whether a request to `hostname:port` goes through the proxy, as fetch decides: `NO_PROXY` (the
+ * lower-case one when set at all) lists hosts split at commas and spaces, each maybe with a port
+ * and a leading `.` or `*.`, and names the host and every host under it; `*` alone names all.
+ * Read again when it changes, as fetch reads it at each request.
+ */
+function goesThroughProxy(pool: Pool, hostname: string, port: number): boolean {
+  const value = pool.env.no_proxy ?? pool.env.NO_PROXY ?? '';
+  if (value !== pool.bypass.value) pool.bypass = parseNoProxy(value);
+  const { entries } = pool.bypass;
+  if (entries.length === 0) return true;
+  if (value === '*') return false;
+  for (const entry of entries) {
+    if (entry.port !== 0 && entry.port !== port) continue;
+    if (hostname === entry.hostname || hostname.endsWith(`.${entry.hostname}`)) return false;
+  }
+  return true;
+}
+
+function parseNoProxy(value: string): Bypass {
+  const entries: Array<{ hostname: string; port: number }> = [];
+  for (const entry of value.split(/[,\s]/)) {
+    if (entry === '') continue;
+    const withPort = /^(.+):(\d+)$/.exec(entry);
+    entries.push({
+      hostname: (withPort?.[1] ?? entry).replace(/^\*?\./, '').toLowerCase(),
+      port: withPort ? Number.parseInt(withPort[2] as string, 10) : 0,
+    });
+  }
+  return { value, entries };
 }
 
 // Node's own fetch, as the runtime defined it (it loads undici on first use): a function that a
@@ -191,9 +268,9 @@ const runtimeFetch = (() => {
 })();
 
 /**
- * @internal What sends requests when the caller gave no `fetch`: node:http in Node (about half
- * the cost of Node's fetch per request), `viaFetch` everywhere else. `SECRETS_VAULT_TRANSPORT`
- * picks one in Node (`fetch` or `http`); unset, a `globalThis.fetch` that a test tool put in
+ * @internal What sends requests when the caller gave no `fetch`: node:http in Node (about two
+ * thirds of the cost of Node's fetch per request), `viaFetch` everywhere else.
+ * `SECRETS_VAULT_TRANSPORT` picks one in Node (`fetch` or `http`); unset, a `globalThis.fetch` that a test tool put in
  * place of Node's own (a stub, a spy, a recorder) gets the requests, as it would in any other
  * runtime.
  *
@@ -256,7 +333,21 @@ function send(request: NodeHttpRequest, signal: AbortSignal): Promise<NodeHttpRe
   if (!secure && target.protocol !== 'http:') {
     return Promise.reject(new TypeError(`Unsupported protocol ${target.protocol}`));
   }
+  // The SDK refuses these in every headers option; a header that still got here would change how
+  // the request is framed or where it goes.
+  for (const name in request.headers) {
+    if (isFramingHeader(name)) {
+      return Promise.reject(new TypeError(`The ${name} header is the transport's own to set`));
+    }
+  }
   const { hostname } = target;
+  let agent: Http.Agent;
+  try {
+    agent = agentFor(target, secure, http, https);
+  } catch (error) {
+    // A proxy URL Node refuses (ERR_PROXY_INVALID_CONFIG).
+    return Promise.reject(error);
+  }
   const options: Http.RequestOptions = {
     method: request.method,
     protocol: target.protocol,
@@ -265,7 +356,7 @@ function send(request: NodeHttpRequest, signal: AbortSignal): Promise<NodeHttpRe
     port: target.port,
     path: target.pathname + target.search,
     headers: request.headers,
-    agent: agentFor(secure, http, https),
+    agent,
   };
   return new Promise((resolve, reject) => {
     // Throws, before anything is sent, for a header value Node refuses (a line break, say).
@@ -438,14 +529,12 @@ class Exchange implements EventListenerObject {
     this.#used = true;
     this.#release();
     const res = this.#res as Http.IncomingMessage;
-    const declared = Number(res.headers['content-length']);
-    if (res.complete || !this.#mayHaveBody(res) || declared <= DRAIN_BYTES) {
-      // A stalled body being drained must not keep the process alive: nobody waits for it.
-      res.socket?.unref();
-      res.resume();
-    } else {
-      this.#req.destroy();
-    }
+    // A body that has arrived whole is read out of the buffer, and the socket goes back to the
+    // pool. One still arriving is dropped with its connection, as fetch drops a cancelled body:
+    // nothing bounds a drain once the attempt is over, and a server that sends a byte now and
+    // then would hold the socket for as long as it likes.
+    if (res.complete) res.resume();
+    else this.#req.destroy();
   }
 
   #mayHaveBody(res: Http.IncomingMessage): boolean {

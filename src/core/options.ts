@@ -77,9 +77,14 @@ export interface ClientOptions {
    */
   readonly fetch?: typeof globalThis.fetch | undefined;
   /**
-   * Extra headers on every request. They cannot replace `Authorization`, `Accept`,
-   * `Content-Type` or `Idempotency-Key`.
+   * Extra headers on every request. `Authorization`, `Accept`, `Content-Type` and
+   * `Idempotency-Key` are the client's own: one given here is ignored. The headers that frame
+   * or route a request are refused (the constructor throws): `Host`, `Content-Length`,
+   * `Transfer-Encoding`, `Connection`, `Keep-Alive`, `Upgrade`, `TE`, `Trailer`, `Expect` and
+   * every `Proxy-*` header, whatever their case. The transport sets those itself, and a value
+   * of the caller's could split the request in two or send it elsewhere.
    * @default {}
+   * @example { 'X-Tenant': 'acme' }
    */
   readonly headers?: Readonly<Record<string, string>> | undefined;
 }
@@ -108,8 +113,12 @@ export interface RequestOptions {
    */
   readonly maxRetries?: number | undefined;
   /**
-   * Extra headers for this call; `Authorization`, `Accept`, `Content-Type` and
-   * `Idempotency-Key` are the client's own, and an added one is ignored.
+   * Extra headers for this call, on top of the client's. `Authorization`, `Accept`,
+   * `Content-Type` and `Idempotency-Key` are the client's own: one given here is ignored. The
+   * headers that frame or route a request (`Host`, `Content-Length`, `Transfer-Encoding`,
+   * `Connection`, `Keep-Alive`, `Upgrade`, `TE`, `Trailer`, `Expect`, every `Proxy-*` header,
+   * whatever their case) are refused with {@link RequestValidationError} before anything is
+   * sent.
    */
   readonly headers?: Readonly<Record<string, string>> | undefined;
   /**
@@ -333,6 +342,19 @@ const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 // with the value in its message, or would split the header on the wire.
 const HEADER_VALUE = /^[^\0\r\n\u0100-\uffff]*$/;
 
+// Headers that frame or route a request on the wire: the transport sets them (node:http and fetch
+// each their own way), and a caller's value could make a server or a proxy on the way read two
+// requests where one was sent, or send it to another host. Refused on every transport alike.
+const FRAMING_HEADER =
+  /^(?:host|content-length|transfer-encoding|connection|keep-alive|upgrade|te|trailer|expect|proxy-.*)$/i;
+
+/** @internal Whether a header (any case) is one the transport alone may set. */
+export function isFramingHeader(name: string): boolean {
+  return FRAMING_HEADER.test(name);
+}
+
+const FRAMING_MESSAGE = "is the transport's own: it frames and routes the request";
+
 /** Issues with a headers option; names a bad header by its name only when the name is valid. */
 function headerIssues(headers: unknown): ValidationIssue[] {
   if (headers === undefined) return [];
@@ -346,6 +368,8 @@ function headerIssues(headers: unknown): ValidationIssue[] {
         path: ['headers'],
         message: 'has a name that is not a valid HTTP header name',
       });
+    } else if (isFramingHeader(name)) {
+      issues.push({ path: ['headers', name], message: FRAMING_MESSAGE });
     } else if (typeof value !== 'string' || !HEADER_VALUE.test(value)) {
       issues.push({
         path: ['headers', name],

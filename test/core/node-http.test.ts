@@ -331,6 +331,27 @@ describe.skipIf(process.env.SECRETS_VAULT_TRANSPORT === 'fetch')('node:http send
       expect(seen['transfer-encoding']).toBeUndefined();
     });
 
+    it.each([
+      ['transfer-encoding', 'chunked'],
+      ['host', 'internal.example'],
+      ['connection', 'upgrade'],
+      ['upgrade', 'h2c'],
+      ['proxy-authorization', 'Basic dXNlcjpwYXNz'],
+    ])('never sends a %s header that reached it, connecting nowhere', async (name, value) => {
+      const served = await serve((_req, res) => res.end('sent'));
+      const request: NodeHttpRequest = {
+        method: 'POST',
+        url: served.url,
+        headers: { [name]: value },
+        body: '{}',
+      };
+      const error = await rejection(sender()(request, never));
+      expect(error).toBeInstanceOf(TypeError);
+      expect(String(error)).toContain(name);
+      expect(String(error)).not.toContain(value);
+      expect(served.connections()).toBe(0);
+    });
+
     it('returns a redirect as it is, without following it', async () => {
       let requests = 0;
       const served = await serve((_req, res) => {
