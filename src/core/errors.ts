@@ -44,6 +44,19 @@ export type AttemptDetails = Pick<
 >;
 
 /**
+ * The key under which each error class keeps its brand on its prototype: its name. Every copy of
+ * the SDK in a process spells it the same: a process may load the ES module and the CommonJS
+ * builds side by side (an application imports the SDK, a library requires it), and each copy's
+ * `instanceof` must still know the other's errors. Each class writes it out as a literal typed
+ * `string`, so that it stays out of the class's type and a bundler can still drop a class no code
+ * uses (a computed key it cannot read would keep every class).
+ */
+const BRAND = '@secrets-vault/sdk/error';
+
+/** An SDK error, or a prototype in its chain, read for its brand. */
+type Branded = { readonly [BRAND]?: string };
+
+/**
  * Base class of every error thrown by the SDK, so `instanceof SecretsVaultError` catches them all.
  * Errors that come from a call carry its {@link CallDetails}; errors raised outside a call (a bad
  * constructor option) have `method` and `path` `null` and `attempts` 0.
@@ -58,7 +71,46 @@ export type AttemptDetails = Pick<
  * ```
  */
 export class SecretsVaultError extends Error implements CallDetails {
-  override name = 'SecretsVaultError';
+  /**
+   * `instanceof` that also knows the errors of another copy of the SDK loaded in the same
+   * process, such as its CommonJS build next to its ES module build: an error of either copy is
+   * an instance of the class of the same name in the other, and of that class's parents, never
+   * of a sibling (a `NotFoundError` is an `APIError`, not a `RateLimitError`). Within one copy it
+   * answers as the ordinary `instanceof` does. (`this` is the class on the right of
+   * `instanceof`: the SDK's, another copy's, or a subclass of either.)
+   *
+   * @example
+   * ```ts
+   * // `error` may come from the SDK's other build, through a library that required it.
+   * if (error instanceof NotFoundError) console.error('no such vault');
+   * ```
+   */
+  static override [Symbol.hasInstance]<T>(
+    this: abstract new (
+      ...args: never
+    ) => T,
+    value: unknown,
+  ): value is T {
+    // biome-ignore lint/complexity/noThisInStatic: the class on the right of `instanceof`.
+    const { prototype } = this;
+    // Every class of the SDK has a brand of its own, unique within a copy, so for the errors of
+    // one copy this is the ordinary test. A subclass of the caller's own inherits its parent's
+    // brand: only its prototype itself tells it apart.
+    const brand = Object.hasOwn(prototype, BRAND) && prototype[BRAND];
+    for (let link = value as Branded | null; link != null; ) {
+      link = Object.getPrototypeOf(link) as Branded | null;
+      if (link === prototype || link?.[BRAND] === brand) return true;
+    }
+    return false;
+  }
+
+  // The brand (see `BRAND`); every subclass of the SDK returns its own name in the same way.
+  get ['@secrets-vault/sdk/error' as string](): string {
+    return 'SecretsVaultError';
+  }
+
+  // The brand of the instance's class, so that a name is written once per class.
+  override name: string = (this as Branded)[BRAND] as string;
   readonly method: string | null;
   readonly path: string | null;
   readonly attempts: number;
@@ -92,7 +144,9 @@ export interface APIErrorInit extends Partial<CallDetails> {
  * `errorCode`; match on them (or on `code`), never on `message`, which is for people.
  */
 export class APIError extends SecretsVaultError {
-  override name = 'APIError';
+  get ['@secrets-vault/sdk/error' as string](): string {
+    return 'APIError';
+  }
   /** HTTP status of the response. */
   readonly status: number;
   /** Stable machine-readable `errorCode` of the envelope, or `null` when the body had none. */
@@ -122,7 +176,9 @@ export class APIError extends SecretsVaultError {
  * (http instead of https, a missing or extra path).
  */
 export class RedirectError extends APIError {
-  override name = 'RedirectError';
+  get ['@secrets-vault/sdk/error' as string](): string {
+    return 'RedirectError';
+  }
   /** The `Location` the response pointed at, or `null` when it sent none (or a browser hid it). */
   readonly location: string | null;
 
@@ -138,57 +194,79 @@ export class RedirectError extends APIError {
 
 /** 400: the request was malformed, for example a body that is not a JSON object. */
 export class BadRequestError extends APIError {
-  override name = 'BadRequestError';
+  get ['@secrets-vault/sdk/error' as string](): string {
+    return 'BadRequestError';
+  }
 }
 
 /** 400 `invalid_cursor`: the cursor is malformed or expired; start the listing again. */
 export class InvalidCursorError extends BadRequestError {
-  override name = 'InvalidCursorError';
+  get ['@secrets-vault/sdk/error' as string](): string {
+    return 'InvalidCursorError';
+  }
 }
 
 /** 401: the token is missing, malformed or unknown. */
 export class AuthenticationError extends APIError {
-  override name = 'AuthenticationError';
+  get ['@secrets-vault/sdk/error' as string](): string {
+    return 'AuthenticationError';
+  }
 }
 
 /** 403: the token is valid but its role is too low for the operation. */
 export class PermissionDeniedError extends APIError {
-  override name = 'PermissionDeniedError';
+  get ['@secrets-vault/sdk/error' as string](): string {
+    return 'PermissionDeniedError';
+  }
 }
 
 /** 404: the resource does not exist, or is not visible to the caller. */
 export class NotFoundError extends APIError {
-  override name = 'NotFoundError';
+  get ['@secrets-vault/sdk/error' as string](): string {
+    return 'NotFoundError';
+  }
 }
 
 /** 409: the request conflicts with the current state (for example demoting the last owner). */
 export class ConflictError extends APIError {
-  override name = 'ConflictError';
+  get ['@secrets-vault/sdk/error' as string](): string {
+    return 'ConflictError';
+  }
 }
 
 /** 409 `idempotency_in_progress`: a request with the same key is still running; retried. */
 export class IdempotencyInProgressError extends ConflictError {
-  override name = 'IdempotencyInProgressError';
+  get ['@secrets-vault/sdk/error' as string](): string {
+    return 'IdempotencyInProgressError';
+  }
 }
 
 /** 413: the request body is larger than the service accepts. */
 export class PayloadTooLargeError extends APIError {
-  override name = 'PayloadTooLargeError';
+  get ['@secrets-vault/sdk/error' as string](): string {
+    return 'PayloadTooLargeError';
+  }
 }
 
 /** 422: the body is well-formed but a field breaks a rule of the service. */
 export class UnprocessableEntityError extends APIError {
-  override name = 'UnprocessableEntityError';
+  get ['@secrets-vault/sdk/error' as string](): string {
+    return 'UnprocessableEntityError';
+  }
 }
 
 /** 422 `idempotency_key_reuse`: the key was already used with a different body. */
 export class IdempotencyKeyReuseError extends UnprocessableEntityError {
-  override name = 'IdempotencyKeyReuseError';
+  get ['@secrets-vault/sdk/error' as string](): string {
+    return 'IdempotencyKeyReuseError';
+  }
 }
 
 /** 429: too many requests; `retryAfter` says how long the service asked to wait. */
 export class RateLimitError extends APIError {
-  override name = 'RateLimitError';
+  get ['@secrets-vault/sdk/error' as string](): string {
+    return 'RateLimitError';
+  }
   /** Seconds to wait from the `Retry-After` header, or `null` when it was absent or unreadable. */
   readonly retryAfter: number | null;
 
@@ -200,7 +278,9 @@ export class RateLimitError extends APIError {
 
 /** 5xx: the service (or a proxy in front of it) failed. */
 export class InternalServerError extends APIError {
-  override name = 'InternalServerError';
+  get ['@secrets-vault/sdk/error' as string](): string {
+    return 'InternalServerError';
+  }
 }
 
 /**
@@ -209,8 +289,9 @@ export class InternalServerError extends APIError {
  * (`Connection error: ECONNREFUSED 127.0.0.1:8200`); `cause` holds the runtime's own error.
  */
 export class APIConnectionError extends SecretsVaultError {
-  override name = 'APIConnectionError';
-
+  get ['@secrets-vault/sdk/error' as string](): string {
+    return 'APIConnectionError';
+  }
   constructor(
     message = 'Connection error: no response was received',
     options: SecretsVaultErrorOptions = {},
@@ -221,8 +302,9 @@ export class APIConnectionError extends SecretsVaultError {
 
 /** An attempt (`timeout`) or the whole call (`totalTimeout`) took longer than allowed. */
 export class APITimeoutError extends APIConnectionError {
-  override name = 'APITimeoutError';
-
+  get ['@secrets-vault/sdk/error' as string](): string {
+    return 'APITimeoutError';
+  }
   constructor(message = 'Request timed out', options: SecretsVaultErrorOptions = {}) {
     super(message, options);
   }
@@ -230,8 +312,9 @@ export class APITimeoutError extends APIConnectionError {
 
 /** The caller's `AbortSignal` fired: the call was cancelled on purpose and is not retried. */
 export class APIUserAbortError extends SecretsVaultError {
-  override name = 'APIUserAbortError';
-
+  get ['@secrets-vault/sdk/error' as string](): string {
+    return 'APIUserAbortError';
+  }
   constructor(
     message = 'Request was aborted by the caller',
     options: SecretsVaultErrorOptions = {},
@@ -255,7 +338,9 @@ export interface ValidationIssue {
  * value.
  */
 export class RequestValidationError extends SecretsVaultError {
-  override name = 'RequestValidationError';
+  get ['@secrets-vault/sdk/error' as string](): string {
+    return 'RequestValidationError';
+  }
   /** Every rule the input broke. */
   readonly issues: readonly ValidationIssue[];
 
@@ -271,7 +356,9 @@ export class RequestValidationError extends SecretsVaultError {
  * paths but never carries the body, which may hold secret values.
  */
 export class ResponseValidationError extends SecretsVaultError {
-  override name = 'ResponseValidationError';
+  get ['@secrets-vault/sdk/error' as string](): string {
+    return 'ResponseValidationError';
+  }
   /** HTTP status of the response. */
   readonly status: number;
   /** Every rule the response broke. */
@@ -299,7 +386,9 @@ export class ResponseValidationError extends SecretsVaultError {
  * name, so a record keyed by name cannot hold both. It never carries a value.
  */
 export class SecretsSchemaError extends SecretsVaultError {
-  override name = 'SecretsSchemaError';
+  get ['@secrets-vault/sdk/error' as string](): string {
+    return 'SecretsSchemaError';
+  }
   /** Every failing path (such as `['database', 'password']`), with the schema's message. */
   readonly issues: readonly ValidationIssue[];
 
@@ -314,7 +403,9 @@ export class SecretsSchemaError extends SecretsVaultError {
  * (refused before any request), or names a secret or key the vault does not have.
  */
 export class SecretReferenceError extends SecretsVaultError {
-  override name = 'SecretReferenceError';
+  get ['@secrets-vault/sdk/error' as string](): string {
+    return 'SecretReferenceError';
+  }
   /** The offending reference, as written. */
   readonly reference: string;
 
@@ -398,16 +489,27 @@ export function makeAPIError(
 }
 
 /**
- * A copy of `headers` with the forms scrubbed from every value: the error keeps its headers and
- * `util.inspect` prints them, and a server or proxy may echo `Authorization` or the body in one.
+ * A copy of `headers` with the secrets scrubbed from every name and value: the error keeps its
+ * headers and `util.inspect` prints them, and a server or proxy may echo `Authorization` or the
+ * body in either.
  */
 function scrubHeaders(headers: Headers, secrets: readonly string[]): Headers {
   const scrubbed = new Headers();
   // Iteration yields each `Set-Cookie` on its own and every other name once, values joined.
   for (const [name, value] of headers) {
-    scrubbed.append(name, scrubServerText(value, secrets));
+    scrubbed.append(scrubHeaderName(name, secrets), scrubServerText(value, secrets));
   }
   return scrubbed;
+}
+
+// What an HTTP header name may not hold (RFC 9110 `token`), and so `Headers` would refuse.
+const NOT_IN_HEADER_NAME = /[^!#$%&'*+.^_`|~0-9a-z-]/g;
+
+/** A header name scrubbed as a value is, then reduced to what a header name may hold. */
+function scrubHeaderName(name: string, secrets: readonly string[]): string {
+  const scrubbed = scrubServerText(name, secrets);
+  if (scrubbed === name) return name;
+  return scrubbed.toLowerCase().replace(NOT_IN_HEADER_NAME, '') || 'redacted';
 }
 
 /** Reads `Retry-After` as seconds, from delta-seconds or an HTTP date. */

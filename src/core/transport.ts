@@ -363,10 +363,11 @@ function describeTimeout(call: Call): string {
   // call has used that up (timers may fire a hair early on another clock), the deadline ended it.
   const waitEnded = wait > 0 && (totalTimeout === undefined || wait < totalTimeout);
   const deadline = waitEnded ? wait : totalTimeout;
-  if (deadline !== undefined && now() - call.startedAt >= deadline - 5) {
-    return waitEnded
-      ? `Request timed out: attempt ${attempt} had no answer when the wait (${wait} ms) ended`
-      : `Request timed out: the call took longer than totalTimeout (${totalTimeout} ms)`;
-  }
-  return `Request timed out: attempt ${attempt} took longer than timeout (${timeout} ms)`;
+  const what =
+    deadline === undefined || now() - call.startedAt < deadline - 5
+      ? `attempt ${attempt} took longer than timeout (${timeout} ms)`
+      : waitEnded
+        ? `attempt ${attempt} had no answer when the wait (${wait} ms) ended`
+        : `the call took longer than totalTimeout (${totalTimeout} ms)`;
+  return `Request timed out: ${what}`;
 }

@@ -189,6 +189,7 @@ export interface SecretsVaultQueries {
  * ```ts
  * import { SecretsVault } from '@secrets-vault/sdk';
  * import { createQueryOptions } from '@secrets-vault/sdk/query';
+ * import { useInfiniteQuery, useMutation, useQuery } from '@tanstack/react-query';
  *
  * const client = new SecretsVault({ baseUrl, token });
  * const q = createQueryOptions(client);
@@ -293,8 +294,10 @@ export function createQueryOptions(
           key('secrets', 'listValues', vaultId),
           audit,
         ],
+        HOLDS_VALUES,
       ),
-      // Only the secret id is known, not its vault: every secret list and every listValues.
+      // Only the secret id is known, not its vault: every secret list and every listValues. Its
+      // variables may hold a value (a rename alone does not, but the options cannot tell).
       update: write(
         ['secrets', 'update'],
         1,
@@ -306,6 +309,7 @@ export function createQueryOptions(
           key('secrets', 'getValue', secretId),
           audit,
         ],
+        HOLDS_VALUES,
       ),
       delete: write(
         ['secrets', 'delete'],
@@ -405,18 +409,21 @@ export function createQueryOptions(
 }
 
 /**
- * What the queries of secret values add: their data leaves the cache as soon as nothing shows it,
- * and `meta` marks them for {@link shouldDehydrateQuery}, so that a persisted or server-rendered
- * cache never carries a decrypted value.
+ * What the queries and mutations that hold secret values add (the reads of values, and the writes
+ * whose variables carry one): they leave the cache as soon as nothing shows them, and `meta` marks
+ * them for {@link shouldDehydrateQuery} and {@link shouldDehydrateMutation}, so that a persisted
+ * or server-rendered cache never carries a value.
  */
 const HOLDS_VALUES = { gcTime: 0, meta: { secretValues: true } } as const;
 
 /**
  * Whether `dehydrate` (and so a persister or a server-rendered page) may keep a query: TanStack's
- * own rule (successful queries only), except the queries that hold secret values.
+ * own rule (successful queries only), except the queries that hold secret values. Pass
+ * {@link shouldDehydrateMutation} with it.
  *
  * @example
  * ```ts
+ * import { shouldDehydrateQuery } from '@secrets-vault/sdk/query';
  * import { dehydrate } from '@tanstack/query-core';
  *
  * const state = dehydrate(queryClient, { shouldDehydrateQuery });
@@ -427,6 +434,27 @@ export function shouldDehydrateQuery(query: {
   readonly meta?: Readonly<Record<string, unknown>> | undefined;
 }): boolean {
   return query.state.status === 'success' && query.meta?.secretValues !== true;
+}
+
+/**
+ * Whether `dehydrate` (and so a persister) may keep a mutation: TanStack's own rule (paused
+ * mutations only, such as a write made offline, so that it can resume after a reload), except
+ * the mutations whose variables carry a secret value (`secrets.create`, `secrets.update`).
+ * TanStack's rule alone would write the value of a secret created offline to storage.
+ *
+ * @example
+ * ```ts
+ * import { shouldDehydrateMutation, shouldDehydrateQuery } from '@secrets-vault/sdk/query';
+ * import { dehydrate } from '@tanstack/query-core';
+ *
+ * const state = dehydrate(queryClient, { shouldDehydrateQuery, shouldDehydrateMutation });
+ * ```
+ */
+export function shouldDehydrateMutation(mutation: {
+  readonly state: { readonly isPaused: boolean };
+  readonly meta?: Readonly<Record<string, unknown>> | undefined;
+}): boolean {
+  return mutation.state.isPaused && mutation.meta?.secretValues !== true;
 }
 
 /** The three kinds of method, and the key of a path, under one scope. */
@@ -517,6 +545,7 @@ function builders(scope: string) {
     call: (options: RequestOptions, ...args: [...TBound, TVariables]) => PromiseLike<TData>,
     // Not a source of inference: a rule that ignores the bound ids must not make them `[]`.
     invalidates: (bound: NoInfer<TBound>) => SecretsVaultQueryKey[],
+    extra: Pick<SecretsVaultQueryOptions<TData>, 'gcTime' | 'meta'> = {},
   ): MutationMethod<TBound, TVariables, TData> {
     return {
       key: (...args) => key(...path, ...prefix(args)),
@@ -528,7 +557,8 @@ function builders(scope: string) {
           mutationKey: key(...path, ...bound),
           mutationFn: async (variables) => call(options, ...bound, variables),
           retry: false,
-          meta: { invalidates: keys },
+          ...extra,
+          meta: { ...extra.meta, invalidates: keys },
           onSuccess: async (_data, _variables, _onMutateResult, context) => {
             await Promise.all(
               keys.map((queryKey) => context.client.invalidateQueries({ queryKey })),

@@ -1,7 +1,8 @@
 /**
  * `@secrets-vault/sdk/query`: TanStack Query 5 options for every method of the client (keys,
- * query functions, infinite lists, mutations that invalidate what they change) and the retry
- * rule that keeps TanStack from retrying on top of the SDK. Plain objects, no dependency on
+ * query functions, infinite lists, mutations that invalidate what they change), the retry
+ * rule that keeps TanStack from retrying on top of the SDK, and the `dehydrate` rules that keep
+ * secret values out of persisted and server-rendered caches. Plain objects, no dependency on
  * TanStack.
  *
  * @packageDocumentation
@@ -11,6 +12,7 @@ export {
   type CreateQueryOptionsOptions,
   createQueryOptions,
   type SecretsVaultQueries,
+  shouldDehydrateMutation,
   shouldDehydrateQuery,
 } from './create-query-options.js';
 export { queryRetry } from './retry.js';

@@ -104,11 +104,17 @@ export interface MutationCallbackContext {
 
 /**
  * The `meta` of every mutation of this entry: the query keys (prefixes) its success invalidates,
- * readable by a `MutationCache` callback or devtools.
+ * readable by a `MutationCache` callback or devtools, and whether its variables carry a secret
+ * value (a type alias, not an interface, so that it fits TanStack's `Record<string, unknown>`).
  */
 export type SecretsVaultMutationMeta = {
   /** Query key prefixes invalidated when the mutation succeeds. */
   readonly invalidates: readonly SecretsVaultQueryKey[];
+  /**
+   * `true` on the writes whose variables may carry a secret value (`secrets.create`,
+   * `secrets.update`): never persist or dehydrate them ({@link shouldDehydrateMutation}).
+   */
+  readonly secretValues?: true;
 };
 
 /**
@@ -126,7 +132,13 @@ export interface SecretsVaultMutationOptions<TData, TVariables> {
    * retry rule's signature too, so that TanStack infers `SecretsVaultError` as the error type.)
    */
   readonly retry: false | SecretsVaultRetryRule;
-  /** The keys invalidated on success. */
+  /**
+   * `0` on the writes whose variables carry a secret value (`secrets.create`, `secrets.update`):
+   * the mutation, and the value it sent, leave the `MutationCache` as soon as nothing observes
+   * them, rather than five minutes later.
+   */
+  readonly gcTime?: number;
+  /** The keys invalidated on success, and the mark of the writes that carry a secret value. */
   readonly meta: SecretsVaultMutationMeta;
   /**
    * Invalidates every key of `meta.invalidates` through `context.client`, and resolves when the
@@ -191,6 +203,8 @@ export interface ListMethod<TPath extends readonly unknown[], TParams, TItem> {
    *
    * @example
    * ```ts
+   * import { InfiniteQueryObserver } from '@tanstack/query-core';
+   *
    * const observer = new InfiniteQueryObserver(queryClient, q.audit.list.infiniteQueryOptions({ limit: 50 }));
    * ```
    */
@@ -212,6 +226,8 @@ export interface MutationMethod<TBound extends readonly unknown[], TVariables, T
    *
    * @example
    * ```ts
+   * import { MutationObserver } from '@tanstack/query-core';
+   *
    * const observer = new MutationObserver(queryClient, q.vaults.update.mutationOptions(vaultId));
    * await observer.mutate({ color: '#3366FF' });
    * ```

@@ -12,7 +12,12 @@ import {
   type Vault,
 } from '@secrets-vault/sdk';
 import { createVaultMock } from '@secrets-vault/sdk/mock';
-import { createQueryOptions, queryRetry, shouldDehydrateQuery } from '@secrets-vault/sdk/query';
+import {
+  createQueryOptions,
+  queryRetry,
+  shouldDehydrateMutation,
+  shouldDehydrateQuery,
+} from '@secrets-vault/sdk/query';
 import {
   CancelledError,
   dehydrate,
@@ -20,12 +25,23 @@ import {
   hydrate,
   InfiniteQueryObserver,
   MutationObserver,
+  onlineManager,
   partialMatchKey,
   QueryClient,
   QueryObserver,
 } from '@tanstack/query-core';
 import { setupServer } from 'msw/node';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import {
+  afterAll,
+  afterEach,
+  beforeAll,
+  beforeEach,
+  describe,
+  expect,
+  it,
+  onTestFinished,
+  vi,
+} from 'vitest';
 
 const mock = createVaultMock();
 const server = setupServer(...mock.handlers);
@@ -116,19 +132,27 @@ describe('retries', () => {
   });
 
   it('queryRetry never retries an SDK error and keeps TanStack’s default for other errors', () => {
-    expect(
-      queryRetry(
-        0,
-        new NotFoundError({ status: 404, code: null, message: null, headers: new Headers() }),
-      ),
-    ).toBe(false);
-    expect(queryRetry(0, new SecretsVaultError('any'))).toBe(false);
-    expect([0, 1, 2, 3].map((count) => queryRetry(count, new TypeError('bug')))).toEqual([
-      true,
-      true,
-      true,
-      false,
-    ]);
+    const notFound = new NotFoundError({
+      status: 404,
+      code: null,
+      message: null,
+      headers: new Headers(),
+    });
+    const retries = (error: unknown) => [0, 1, 2, 3].map((count) => queryRetry(count, error));
+    // On a server (no `window`, as here in Node), TanStack's default is no retry at all.
+    expect(retries(new TypeError('bug'))).toEqual([false, false, false, false]);
+    try {
+      // In a browser, three.
+      vi.stubGlobal('window', globalThis);
+      expect(retries(new TypeError('bug'))).toEqual([true, true, true, false]);
+      expect(retries(notFound)).toEqual([false, false, false, false]);
+      expect(retries(new SecretsVaultError('any'))).toEqual([false, false, false, false]);
+      // Deno has a `window`, and TanStack takes it for a server all the same.
+      vi.stubGlobal('Deno', {});
+      expect(retries(new TypeError('bug'))).toEqual([false, false, false, false]);
+    } finally {
+      vi.unstubAllGlobals();
+    }
   });
 });
 
@@ -332,6 +356,109 @@ describe('secret values', () => {
       ),
     );
     expect(queryClient.getQueryData(q.vaults.get.queryOptions(vaultId).queryKey)).toEqual(vault);
+  });
+});
+
+/** Takes the network away for this test; puts it back (and stops `queryClient`) when it ends. */
+function goOffline(queryClient: QueryClient) {
+  onTestFinished(() => {
+    queryClient.unmount(); // so that nothing resumes in a later test
+    onlineManager.setOnline(true);
+  });
+  onlineManager.setOnline(false);
+}
+
+describe('paused secret writes', () => {
+  // Quotes and a backslash, so that JSON escapes it: neither form may reach a dehydrated state.
+  const value = { password: 'paused-write-must-not-persist "quoted" \\ end' };
+  const escaped = JSON.stringify(value.password).slice(1, -1);
+
+  it('are kept out of dehydrate, where TanStack’s default would persist the value', async () => {
+    const client = newClient();
+    const [vault] = await createVaults(client, 1);
+    const vaultId = vault?.id ?? '';
+    const existing = await client.secrets.create(vaultId, { name: 'api', value: { key: 'k' } });
+    requests.length = 0;
+    const q = createQueryOptions(client);
+    const queryClient = newQueryClient();
+    queryClient.mount(); // resumes paused mutations once back online
+    goOffline(queryClient);
+
+    const create = new MutationObserver(queryClient, q.secrets.create.mutationOptions(vaultId));
+    const update = new MutationObserver(queryClient, q.secrets.update.mutationOptions(existing.id));
+    const unsubscribe = [create.subscribe(() => undefined), update.subscribe(() => undefined)];
+    const created = create.mutate({ name: 'database', value });
+    const updated = update.mutate({ value });
+    await vi.waitFor(() => {
+      expect(create.getCurrentResult().isPaused).toBe(true);
+      expect(update.getCurrentResult().isPaused).toBe(true);
+    });
+    expect(requests).toHaveLength(0);
+
+    const state = JSON.stringify(dehydrate(queryClient, { shouldDehydrateMutation }));
+    for (const trace of ['paused-write-must-not-persist', value.password, escaped]) {
+      expect(state).not.toContain(trace);
+    }
+    expect(JSON.parse(state).mutations).toEqual([]);
+    // TanStack's default keeps paused mutations, variables and all: the rule is what leaves
+    // them out.
+    const leaky = JSON.stringify(dehydrate(queryClient));
+    expect(leaky).toContain(escaped);
+    expect(JSON.parse(leaky).mutations).toHaveLength(2);
+
+    // Back online, the writes go out as made.
+    onlineManager.setOnline(true);
+    const secret = await created;
+    await updated;
+    expect(await client.secrets.getValue(secret.id)).toMatchObject({ value });
+    expect(await client.secrets.getValue(existing.id)).toMatchObject({ value });
+
+    // gcTime 0: once nothing observes them, the settled writes (and the value in their
+    // variables) leave the MutationCache rather than staying for the default five minutes.
+    const secretWrites = () =>
+      queryClient.getMutationCache().findAll({ mutationKey: q.secrets.key() });
+    expect(secretWrites()).toHaveLength(2);
+    for (const stop of unsubscribe) stop();
+    await vi.waitFor(() => expect(secretWrites()).toHaveLength(0));
+  });
+
+  it('leave other paused writes to TanStack’s default: dehydrated, to resume after a reload', async () => {
+    const q = createQueryOptions(newClient());
+    const queryClient = newQueryClient();
+    goOffline(queryClient);
+    const create = new MutationObserver(queryClient, q.vaults.create.mutationOptions());
+    void create.mutate({ name: 'Payments' });
+    await vi.waitFor(() => expect(create.getCurrentResult().isPaused).toBe(true));
+
+    const state = dehydrate(queryClient, { shouldDehydrateMutation });
+    expect(state.mutations).toHaveLength(1);
+    expect(state.mutations[0]?.state.variables).toEqual({ name: 'Payments' });
+    expect(state).toEqual(dehydrate(queryClient));
+    // A settled write is not dehydrated, as TanStack's default does.
+    expect(shouldDehydrateMutation({ state: { isPaused: false } })).toBe(false);
+    expect(create.options.gcTime).toBeUndefined();
+  });
+
+  it('mark the writes whose variables carry a value, and only those', () => {
+    const q = createQueryOptions(newClient());
+    for (const options of [
+      q.secrets.create.mutationOptions('vlt_1'),
+      q.secrets.update.mutationOptions('sec_1'),
+    ]) {
+      expect(options.gcTime).toBe(0);
+      expect(options.meta.secretValues).toBe(true);
+    }
+    for (const options of [
+      q.vaults.create.mutationOptions(),
+      q.vaults.update.mutationOptions('vlt_1'),
+      q.vaults.members.create.mutationOptions('vlt_1'),
+      q.secrets.delete.mutationOptions(),
+      q.teams.create.mutationOptions(),
+      q.org.invitations.create.mutationOptions(),
+    ]) {
+      expect(options).not.toHaveProperty('gcTime');
+      expect(options.meta).toEqual({ invalidates: expect.any(Array) });
+    }
   });
 });
 
