@@ -85,7 +85,7 @@ export default defineConfig([
   },
   {
     // The `secrets-vault` command: Node only, one ESM file with its shebang.
-    entry: { cli: 'src/cli/main.ts' },
+    entry: { cli: 'src/cli/bin.ts' },
     format: ['esm'],
     splitting: false,
     sourcemap: false,

@@ -50,7 +50,7 @@ export function useCommand(): CommandContext {
     cli = join(directory, 'cli.mjs');
     // The command as tsup builds it, but self-contained, so the test needs no prior build.
     await build({
-      entryPoints: ['src/cli/main.ts'],
+      entryPoints: ['src/cli/bin.ts'],
       bundle: true,
       platform: 'node',
       format: 'esm',

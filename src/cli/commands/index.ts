@@ -1,0 +1,12 @@
+/** The commands of `secrets-vault`, one module each. */
+import type { Command } from '../command.js';
+import { exportCommand } from './export.js';
+import { lsCommand } from './ls.js';
+import { runCommand } from './run.js';
+
+/**
+ * @internal Every command, in the order the top-level help lists them. The option table, the
+ * flag-ownership check and the top-level help are derived from this list: adding a command here
+ * is all it takes to make it known.
+ */
+export const COMMANDS: readonly Command[] = [runCommand, exportCommand, lsCommand];

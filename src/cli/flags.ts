@@ -1,0 +1,77 @@
+/**
+ * The flags more than one command takes, declared once here and listed by each command that
+ * takes them, and the checks they get before any command-specific one.
+ */
+import { parseDuration } from '../core/env.js';
+import type { StartupOptions } from '../resources/secrets.js';
+import type { CommandContext, Flag, FlagValues } from './command.js';
+import { usageError } from './errors.js';
+
+/** @internal `--vault <id>`: the vault every command reads. */
+export const VAULT: Flag = { name: 'vault', type: 'string' };
+
+/** @internal `--prefix <P>`: prepended to every variable name (`ls` accepts it undocumented). */
+export const PREFIX: Flag = { name: 'prefix', type: 'string' };
+
+/** @internal `--wait <duration>`: how long every command waits out an unavailable service. */
+export const WAIT: Flag = {
+  name: 'wait',
+  type: 'string',
+  overview: `  --wait <duration>  how long to wait out an unavailable service: 500ms, 90s, 2m,
+                     or milliseconds (default: SECRETS_VAULT_WAIT, else 60s)
+`,
+};
+
+/** @internal The lines every command's help describes `--wait` in. */
+export const WAIT_HELP = `  --wait <duration>  how long to wait out an unavailable service (connection
+                     failures, timeouts, 408, 429, 5xx), retrying with jittered
+                     backoff: 500ms, 90s, 2m, or milliseconds; 0 for three attempts
+                     (default: SECRETS_VAULT_WAIT, else 60s). A refused token or an
+                     unknown vault fails at once.
+`;
+
+/** @internal `-h, --help`: the help of the command it follows (the top-level help has its own words). */
+export const HELP: Flag = {
+  name: 'help',
+  type: 'boolean',
+  short: 'h',
+  overview: `  -h, --help         show help (also after a command)
+`,
+};
+
+/**
+ * @internal The flags every command takes without listing them: the top-level help documents
+ * them once for all.
+ */
+export const GLOBAL_FLAGS: readonly Flag[] = [HELP];
+
+/** @internal The shared flags' values, once checked. */
+export type SharedValues = Pick<CommandContext, 'vaultId' | 'prefix' | 'startup'>;
+
+/**
+ * @internal Checks `--vault`, `--prefix` and `--wait`, in that order, for any command. Run
+ * before the check that every flag given belongs to `command`: of several mistakes at once, a
+ * missing vault is the one reported.
+ *
+ * @throws {CommandError} a usage error naming the flag
+ */
+export function readSharedFlags(values: FlagValues, command: string): SharedValues {
+  const vaultId = values.string(VAULT);
+  if (vaultId === undefined || vaultId === '') {
+    throw usageError('--vault <id> is required', command);
+  }
+  const prefix = values.string(PREFIX) ?? '';
+  if (!/^[A-Za-z0-9_]*$/.test(prefix)) {
+    throw usageError('--prefix may hold only letters, digits and _', command);
+  }
+  const startup: StartupOptions = {};
+  const waitText = values.string(WAIT);
+  if (waitText !== undefined) {
+    const wait = parseDuration(waitText);
+    if (wait === undefined) {
+      throw usageError('--wait takes a duration such as 500ms, 90s, 2m, or milliseconds', command);
+    }
+    Object.assign(startup, { wait });
+  }
+  return { vaultId, prefix, startup };
+}
