@@ -20,16 +20,19 @@ import { benchFile } from './lib.ts';
  * 29.10 KB to 25.55 KB when web pages got a build of their own (without the environment,
  * Node's system errors and the fast path of validation: 1.1 KB) and four zod features (record,
  * array, extend, the number and string checks) gave way to refinements and loops (2.1 KB), then
- * to 25.33 KB when scrubbing undid the server's escaping instead of listing encoders (0.2 KB);
- * see docs/performance.md. The goal is 25 KB.
+ * to 25.33 KB when scrubbing undid the server's escaping instead of listing encoders (0.2 KB),
+ * then to 25.84 KB with the fourth security round (0.5 KB: refusing framing headers, scrubbing
+ * every log record and header name, the startup wait as a deadline, the error brand that both
+ * builds share); see docs/performance.md. The goal is 25 KB.
  */
-export const ONE_CALL_BUDGET_BYTES = 25.5 * 1024;
+export const ONE_CALL_BUDGET_BYTES = 26 * 1024;
 
 /**
  * The same call made the smallest documented way to use only vaults: `new Vaults(options)` from
- * `@secrets-vault/sdk/vaults`, 22.72 KB measured, rounded up likewise. The goal is 21 KB.
+ * `@secrets-vault/sdk/vaults`, 23.25 KB measured (22.72 KB before the fourth security round),
+ * rounded up likewise. The goal is 21 KB.
  */
-export const VAULTS_ONLY_BUDGET_BYTES = 22.75 * 1024;
+export const VAULTS_ONLY_BUDGET_BYTES = 23.5 * 1024;
 
 /** The budget of each app, where it has one. */
 export const BUDGETS: Readonly<Record<string, number>> = {
