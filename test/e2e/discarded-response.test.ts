@@ -9,6 +9,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ResponseValidationError, SecretsVault } from '../../src/index.js';
 import { rejectionOf } from '../rejection.js';
+import { closeServers } from './scripted-server.js';
 
 const TOKEN = 'sv_discard_token_5d2f8a0c';
 const TIMEOUT_MS = 1_000;
@@ -19,15 +20,7 @@ const servers: Server[] = [];
 const timers: NodeJS.Timeout[] = [];
 afterEach(async () => {
   for (const timer of timers.splice(0)) clearInterval(timer);
-  await Promise.all(
-    servers.splice(0).map(
-      (server) =>
-        new Promise<void>((resolve) => {
-          server.closeAllConnections();
-          server.close(() => resolve());
-        }),
-    ),
-  );
+  await closeServers(servers);
 });
 
 interface DrippingServer {

@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RequestValidationError, SecretsVault, SecretsVaultError } from '../../src/index.js';
 import { rejectionOf } from '../rejection.js';
-import { sendJson, success, vaultData } from './scripted-server.js';
+import { closeServers, sendJson, success, vaultData } from './scripted-server.js';
 
 const TOKEN = 'sv_framing_token_3b7c9e1d';
 
@@ -39,15 +39,7 @@ interface CountingServer {
 
 const servers: Server[] = [];
 afterEach(async () => {
-  await Promise.all(
-    servers.splice(0).map(
-      (server) =>
-        new Promise<void>((resolve) => {
-          server.closeAllConnections();
-          server.close(() => resolve());
-        }),
-    ),
-  );
+  await closeServers(servers);
 });
 
 /** A loopback server that answers every request with a vault and counts its connections. */

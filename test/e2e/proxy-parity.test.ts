@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sendJson, success, vaultData } from './scripted-server.js';
+import { closeServers, sendJson, success, vaultData } from './scripted-server.js';
 
 type Transport = 'fetch' | 'http';
 type Route = 'direct' | 'proxy';
@@ -115,15 +115,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await Promise.all(
-    servers.splice(0).map(
-      (server) =>
-        new Promise<void>((resolve) => {
-          server.closeAllConnections();
-          server.close(() => resolve());
-        }),
-    ),
-  );
+  await closeServers(servers);
   await rm(directory, { recursive: true, force: true });
 });
 

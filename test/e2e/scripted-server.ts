@@ -3,7 +3,7 @@
  * and reads back every request it received. Used to prove what the client does against a
  * hostile server, proxy or network, over real sockets.
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 
 /** One request as the server received it. */
@@ -107,6 +107,19 @@ export function cutBody(response: ServerResponse, status: number, fullBody: stri
   });
   response.write(fullBody.slice(0, 10));
   setTimeout(() => response.socket?.destroy(), 20);
+}
+
+/** Closes every server of `servers` (emptying it), cutting the connections they still hold. */
+export function closeServers(servers: Server[]): Promise<void> {
+  return Promise.all(
+    servers.splice(0).map(
+      (server) =>
+        new Promise<void>((resolve) => {
+          server.closeAllConnections();
+          server.close(() => resolve());
+        }),
+    ),
+  ).then(() => undefined);
 }
 
 /** Resolves after `ms` milliseconds. */
