@@ -2,7 +2,8 @@
  * A cache of loaded secrets for long-running servers: fresh from memory within `ttl`, served
  * stale while a background refresh runs, and kept through an outage of the service up to
  * `maxStale` (the stale-if-error of HTTP caches, as the AWS Secrets Manager caching client does),
- * but never past a verdict: a refused token or a vault gone ends the cached value.
+ * but never past a verdict: a refused token or a vault gone ends the cached value. Each vault is
+ * refreshed at its own random point between `ttl` and `1.2 × ttl`, so a fleet spreads its load.
  */
 import type { SecretsVault } from '../client.js';
 import { APIError } from '../core/errors.js';
@@ -16,11 +17,22 @@ export interface SecretCacheOptions {
   /**
    * Milliseconds a loaded vault is served from memory without asking the service, measured on
    * a monotonic clock (`performance.now()`), so a wall clock stepped back does not extend it.
+   *
+   * Each load (first load or refresh) of a vault draws once, at random, the point between `ttl`
+   * and `1.2 × ttl` after it at which the vault is refreshed: a fleet of servers started together
+   * then spreads its refreshes over that window instead of asking the service in the same second.
+   * @example
+   * ```ts
+   * // Each vault is refreshed between 5 and 6 minutes after it was loaded.
+   * const cache = createSecretCache(client, { ttl: 5 * 60_000 });
+   * ```
    */
   readonly ttl: number;
   /**
    * Milliseconds past `ttl` that the last good value is still served while refreshes fail;
    * after that, `load` throws the refresh's own error. A verdict (401, 403, 404) ends it at once.
+   * A vault whose refresh point (see `ttl`) comes after `ttl + maxStale` is served until that
+   * point, then waits for its refresh.
    * @default Infinity (keep serving the last good value while the service is down)
    */
   readonly maxStale?: number | undefined;
@@ -64,9 +76,9 @@ export interface SecretCacheLoadOptions<Schema extends StandardSchemaV1 | undefi
 /** Loaded vaults kept in memory; see {@link createSecretCache}. */
 export interface SecretCache {
   /**
-   * The secrets of a vault: from memory within `ttl`, else the cached value while a refresh runs
-   * in the background, or the result of a load when nothing usable is cached. Concurrent callers
-   * share one request. Without a schema, every caller gets the same deep-frozen record; with
+   * The secrets of a vault: from memory until its refresh point (between `ttl` and `1.2 × ttl`
+   * after it was loaded), else the cached value while a refresh runs in the background, or the
+   * result of a load when nothing usable is cached. Concurrent callers share one request. Without a schema, every caller gets the same deep-frozen record; with
    * one, each call gets the schema's output of its own. Either way no caller can change what
    * another gets.
    *
@@ -78,6 +90,42 @@ export interface SecretCache {
     vaultId: string,
     options?: SecretCacheLoadOptions<Schema>,
   ): Promise<LoadResult<Schema>>;
+  /**
+   * Loads a vault now, whatever its age, and keeps the result: use it when you know the secrets
+   * changed (a rotation you just made, a webhook from the service). Calls made while a load of
+   * that vault is under way (another `refresh`, the background refresh, the first load) share its
+   * request rather than sending another. A successful refresh calls `onChange` when the values
+   * differ from the cached ones, and starts the vault's `ttl` over.
+   *
+   * A vault that is not cached is loaded as its first `load` would be (waiting out an unavailable
+   * service for `wait`) and kept; `onChange` is not called then, as there was nothing to compare.
+   *
+   * When the refresh of a cached vault fails, the promise rejects with its error and `onError`
+   * hears of it too. An outage leaves the cached value as it was (still served, under the same
+   * `maxStale` rule); a verdict (401, 403, 404) drops the vault, as on a background refresh.
+   *
+   * @throws the error of the load
+   * @example
+   * ```ts
+   * // After rotating the database password on the service:
+   * await cache.refresh(vaultId);
+   * const { database } = await cache.load(vaultId); // the new password, from memory
+   * ```
+   */
+  refresh(vaultId: string): Promise<void>;
+  /**
+   * Forgets one vault: the next `load` of it asks the service. A load or refresh of that vault
+   * still under way completes for its callers but keeps nothing and calls neither `onChange` nor
+   * `onError`, so it cannot bring the forgotten value back.
+   *
+   * @returns true when the vault was cached, false when it was not
+   * @example
+   * ```ts
+   * // A tenant left: stop keeping its secrets in memory.
+   * cache.delete(tenant.vaultId);
+   * ```
+   */
+  delete(vaultId: string): boolean;
   /** Forgets every cached vault; the next `load` asks the service. */
   clear(): void;
   /** How many loaded vaults are kept: at most `maxEntries`. */
@@ -89,12 +137,18 @@ interface Entry {
   record?: LoadedSecrets;
   /** When the record was loaded, on the monotonic clock, if there is one. */
   loadedAt?: number;
+  /** How long after `loadedAt` the record is refreshed: drawn between `ttl` and `1.2 × ttl`. */
+  refreshAfter?: number;
   inflight?: Promise<LoadedSecrets>;
 }
 
 // Answers that are a decision about the token or the vault, not an outage: serving the old
 // value after one would outlive a revoked token or a deleted vault.
 const VERDICTS = new Set([401, 403, 404]);
+
+// Refreshes happen at a random point of [ttl, ttl × (1 + REFRESH_SPREAD)) after each load, so that
+// a fleet started together does not ask the service in the same second forever after.
+const REFRESH_SPREAD = 0.2;
 
 /**
  * Creates a cache of loaded secrets for a long-running server. Entries are keyed by vault id
@@ -173,17 +227,19 @@ export function createSecretCache(client: SecretsVault, options: SecretCacheOpti
           const changed = !first && !sameData(entry.record, record);
           entry.record = record;
           entry.loadedAt = now();
+          entry.refreshAfter = ttl * (1 + REFRESH_SPREAD * Math.random());
           if (first) keep(vaultId, entry);
-          if (changed && onChange) notify(() => onChange(vaultId, record));
+          // A vault deleted, cleared or pushed out meanwhile is forgotten: no news of it.
+          else if (changed && onChange && entries.get(vaultId) === entry) {
+            notify(() => onChange(vaultId, record));
+          }
           return record;
         },
         (error: unknown) => {
           if (first) {
             if (firstLoads.get(vaultId) === entry) firstLoads.delete(vaultId);
-          } else {
-            if (error instanceof APIError && VERDICTS.has(error.status)) {
-              if (entries.get(vaultId) === entry) entries.delete(vaultId);
-            }
+          } else if (entries.get(vaultId) === entry) {
+            if (error instanceof APIError && VERDICTS.has(error.status)) entries.delete(vaultId);
             if (onError) notify(() => onError(vaultId, error));
           }
           throw error;
@@ -198,7 +254,7 @@ export function createSecretCache(client: SecretsVault, options: SecretCacheOpti
   const current = async (vaultId: string, entry: Entry): Promise<LoadedSecrets> => {
     if (entry.loadedAt === undefined || entry.record === undefined) return refresh(vaultId, entry);
     const age = now() - entry.loadedAt;
-    if (age < ttl) return entry.record;
+    if (age < (entry.refreshAfter ?? ttl)) return entry.record;
     if (age - ttl <= maxStale) {
       // Stale but usable: answer now, refresh behind the caller's back (onError hears of it).
       refresh(vaultId, entry).catch(() => undefined);
@@ -225,6 +281,17 @@ export function createSecretCache(client: SecretsVault, options: SecretCacheOpti
       if (schema === undefined) return record as never;
       // Each call validates a copy: a schema that changes its input cannot change the cache.
       return (await validateLoaded(plainCopy(record), schema)) as never;
+    },
+    async refresh(vaultId) {
+      const entry = entries.get(vaultId) ?? firstLoads.get(vaultId) ?? {};
+      // Not cached: a first load like `load`'s, which keeps the vault once it succeeds.
+      if (entry.loadedAt === undefined) firstLoads.set(vaultId, entry);
+      await refresh(vaultId, entry);
+    },
+    delete(vaultId) {
+      // A first load under way is forgotten too, so that it keeps nothing when it completes.
+      firstLoads.delete(vaultId);
+      return entries.delete(vaultId);
     },
     clear() {
       entries = new Map();

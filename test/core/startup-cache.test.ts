@@ -1,8 +1,10 @@
 /**
  * `createSecretCache` in a long-running server: keyed by vault id whatever schema a call passes,
  * callers isolated from each other, `ttl` on a monotonic clock, a verdict on refresh ends the
- * cached value, every failed refresh is reported, and memory is bounded by `maxEntries`.
+ * cached value, every failed refresh is reported, and memory is bounded by `maxEntries`; a vault
+ * can be refreshed now or forgotten, and refreshes of a fleet are spread over `ttl`–`1.2 × ttl`.
  */
+import { inspect } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import * as z from 'zod';
 import {
@@ -24,15 +26,18 @@ type Values = Record<string, Record<string, string>>;
 
 /**
  * A service answering the values endpoint per vault: the values set in `vaults`, or a status;
- * a vault it does not know is a 404. It records which vault each request asked for.
+ * a vault it does not know is a 404. It records which vault each request asked for; `hold()`
+ * keeps the answers of the requests it gets until the function it returns is called.
  */
 function vaultService() {
   const vaults = new Map<string, Values | number>();
   const requests: string[] = [];
+  let held: Promise<void> | undefined;
   const fetch = async (input: RequestInfo | URL) => {
     const url = new URL(input instanceof Request ? input.url : String(input));
     const vaultId = decodeURIComponent(url.pathname.split('/')[3] ?? '');
     requests.push(vaultId);
+    await held;
     const answer = vaults.get(vaultId) ?? 404;
     if (typeof answer === 'number') {
       return Response.json(
@@ -47,7 +52,17 @@ function vaultService() {
   };
   const client = new SecretsVault({ baseUrl: BASE_URL, token: TOKEN, fetch, maxRetries: 0 });
   const asked = (vaultId: string) => requests.filter((id) => id === vaultId).length;
-  return { client, vaults, asked };
+  const hold = () => {
+    let release = () => {};
+    held = new Promise((resolve) => {
+      release = () => {
+        held = undefined;
+        resolve();
+      };
+    });
+    return release;
+  };
+  return { client, vaults, asked, hold };
 }
 
 /** Moves both clocks on, as time passing does. */
@@ -112,8 +127,8 @@ describe('createSecretCache', () => {
     const cache = createSecretCache(service.client, { ttl: 60_000 });
     await cache.load('vlt_1');
 
-    // A minute passes, and the wall clock is stepped back an hour (NTP, a VM resumed).
-    elapse(61_000);
+    // 1.2 × ttl passes, and the wall clock is stepped back an hour (NTP, a VM resumed).
+    elapse(73_000);
     vi.setSystemTime(Date.now() - 60 * 60_000);
     service.vaults.set('vlt_1', { ...STOCK, database: { password: 'rotated' } });
     await cache.load('vlt_1');
@@ -143,7 +158,7 @@ describe('createSecretCache', () => {
       await cache.load('vlt_1');
 
       service.vaults.set('vlt_1', status);
-      elapse(61_000);
+      elapse(73_000);
       await cache.load('vlt_1');
       await vi.waitFor(() => expect(onError).toHaveBeenCalledTimes(1));
 
@@ -222,6 +237,300 @@ describe('createSecretCache', () => {
 
     for (const maxEntries of [0, -1, 1.5, Number.NaN]) {
       expect(() => createSecretCache(service.client, { ttl: 1, maxEntries })).toThrow(RangeError);
+    }
+  });
+});
+
+describe('SecretCache.refresh, SecretCache.delete and spread refreshes', () => {
+  const ROTATED = { ...STOCK, database: { password: 'rotated-password' } };
+
+  beforeEach(() => {
+    vi.useFakeTimers({ toFake: ['Date', 'performance'] });
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+    vi.restoreAllMocks();
+  });
+
+  it('refresh loads now, calls onChange when values changed and not when they are the same, and restarts ttl', async () => {
+    const service = vaultService();
+    service.vaults.set('vlt_1', STOCK);
+    const onChange = vi.fn();
+    // maxStale 0: a load past the refresh point waits for its request, so none goes unseen.
+    const cache = createSecretCache(service.client, { ttl: 60_000, maxStale: 0, onChange });
+    const first = await cache.load('vlt_1');
+
+    await cache.refresh('vlt_1');
+    expect(service.asked('vlt_1')).toBe(2);
+    expect(onChange).not.toHaveBeenCalled();
+    expect(await cache.load('vlt_1')).toEqual(first);
+
+    elapse(50_000);
+    service.vaults.set('vlt_1', ROTATED);
+    await cache.refresh('vlt_1');
+    expect(service.asked('vlt_1')).toBe(3);
+    expect(onChange).toHaveBeenCalledTimes(1);
+    expect(onChange.mock.calls[0]?.[0]).toBe('vlt_1');
+    expect(onChange.mock.calls[0]?.[1].database.password).toBe('rotated-password');
+
+    // 100 s after the first load but 50 s after the refresh: still fresh, from memory.
+    elapse(50_000);
+    expect((await cache.load('vlt_1')).database?.password).toBe('rotated-password');
+    expect(service.asked('vlt_1')).toBe(3);
+  });
+
+  it('sends one request for concurrent refresh calls', async () => {
+    const service = vaultService();
+    service.vaults.set('vlt_1', STOCK);
+    const onChange = vi.fn();
+    const cache = createSecretCache(service.client, { ttl: 60_000, onChange });
+    await cache.load('vlt_1');
+    service.vaults.set('vlt_1', ROTATED);
+
+    await Promise.all([cache.refresh('vlt_1'), cache.refresh('vlt_1'), cache.refresh('vlt_1')]);
+
+    expect(service.asked('vlt_1')).toBe(2);
+    expect(onChange).toHaveBeenCalledTimes(1);
+  });
+
+  it('shares a background refresh already in flight rather than sending a second request', async () => {
+    const service = vaultService();
+    service.vaults.set('vlt_1', STOCK);
+    const onChange = vi.fn();
+    const cache = createSecretCache(service.client, { ttl: 60_000, onChange });
+    const first = await cache.load('vlt_1');
+    service.vaults.set('vlt_1', ROTATED);
+
+    elapse(73_000);
+    const release = service.hold();
+    expect(await cache.load('vlt_1')).toBe(first);
+    await vi.waitFor(() => expect(service.asked('vlt_1')).toBe(2));
+    const refreshing = cache.refresh('vlt_1');
+    release();
+    await refreshing;
+
+    expect(service.asked('vlt_1')).toBe(2);
+    expect(onChange).toHaveBeenCalledTimes(1);
+    expect((await cache.load('vlt_1')).database?.password).toBe('rotated-password');
+  });
+
+  it('loads and keeps a vault not cached, sharing a first load already in flight', async () => {
+    const service = vaultService();
+    service.vaults.set('vlt_1', STOCK);
+    const onChange = vi.fn();
+    const cache = createSecretCache(service.client, { ttl: 60_000, onChange });
+
+    await cache.refresh('vlt_1');
+    expect(cache.size).toBe(1);
+    expect((await cache.load('vlt_1')).database?.password).toBe(PASSWORD);
+    expect(service.asked('vlt_1')).toBe(1);
+    expect(onChange).not.toHaveBeenCalled();
+
+    service.vaults.set('vlt_2', STOCK);
+    const release = service.hold();
+    const loading = cache.load('vlt_2');
+    await vi.waitFor(() => expect(service.asked('vlt_2')).toBe(1));
+    const refreshing = cache.refresh('vlt_2');
+    release();
+    await Promise.all([loading, refreshing]);
+    expect(service.asked('vlt_2')).toBe(1);
+    expect(cache.size).toBe(2);
+
+    // A vault the service does not know is not kept.
+    expect(await rejectionOf(cache.refresh('vlt_unknown'))).toBeInstanceOf(NotFoundError);
+    expect(cache.size).toBe(2);
+  });
+
+  it('rejects with the error of an outage and keeps serving the entry as it was', async () => {
+    const service = vaultService();
+    service.vaults.set('vlt_1', STOCK);
+    const onError = vi.fn();
+    const cache = createSecretCache(service.client, { ttl: 60_000, onError });
+    const first = await cache.load('vlt_1');
+
+    elapse(50_000);
+    service.vaults.set('vlt_1', 503);
+    expect(await rejectionOf(cache.refresh('vlt_1'))).toBeInstanceOf(InternalServerError);
+    expect(onError).toHaveBeenCalledWith('vlt_1', expect.any(InternalServerError));
+    expect(await cache.load('vlt_1')).toBe(first);
+    expect(cache.size).toBe(1);
+    expect(service.asked('vlt_1')).toBe(2);
+
+    // The failed refresh did not restart ttl: the entry is due as it was, and refreshed then.
+    service.vaults.set('vlt_1', ROTATED);
+    elapse(23_000);
+    expect(await cache.load('vlt_1')).toBe(first);
+    await vi.waitFor(async () =>
+      expect((await cache.load('vlt_1')).database?.password).toBe('rotated-password'),
+    );
+    expect(service.asked('vlt_1')).toBe(3);
+  });
+
+  it.each([
+    [401, AuthenticationError],
+    [403, PermissionDeniedError],
+    [404, NotFoundError],
+  ])('drops the entry when a refresh gets a %i verdict', async (status, errorClass) => {
+    const service = vaultService();
+    service.vaults.set('vlt_1', STOCK);
+    const cache = createSecretCache(service.client, { ttl: 60_000 });
+    await cache.load('vlt_1');
+
+    service.vaults.set('vlt_1', status);
+    expect(await rejectionOf(cache.refresh('vlt_1'))).toBeInstanceOf(errorClass);
+    expect(cache.size).toBe(0);
+    expect(await rejectionOf(cache.load('vlt_1'))).toBeInstanceOf(errorClass);
+    expect(service.asked('vlt_1')).toBe(3);
+  });
+
+  it('delete forgets one vault, true when it was cached, and the next load asks the service', async () => {
+    const service = vaultService();
+    service.vaults.set('vlt_1', STOCK);
+    service.vaults.set('vlt_2', STOCK);
+    const cache = createSecretCache(service.client, { ttl: 60_000 });
+    await cache.load('vlt_1');
+    await cache.load('vlt_2');
+
+    expect(cache.delete('vlt_1')).toBe(true);
+    expect(cache.delete('vlt_1')).toBe(false);
+    expect(cache.delete('vlt_never_loaded')).toBe(false);
+    expect(cache.size).toBe(1);
+
+    await cache.load('vlt_1');
+    await cache.load('vlt_2');
+    expect(service.asked('vlt_1')).toBe(2);
+    expect(service.asked('vlt_2')).toBe(1);
+  });
+
+  it('does not let a refresh or first load in flight bring a deleted vault back', async () => {
+    const service = vaultService();
+    service.vaults.set('vlt_1', STOCK);
+    const onChange = vi.fn();
+    const cache = createSecretCache(service.client, { ttl: 60_000, onChange });
+    await cache.load('vlt_1');
+    service.vaults.set('vlt_1', ROTATED);
+
+    let release = service.hold();
+    const refreshing = cache.refresh('vlt_1');
+    await vi.waitFor(() => expect(service.asked('vlt_1')).toBe(2));
+    expect(cache.delete('vlt_1')).toBe(true);
+    release();
+    await refreshing;
+    expect(cache.size).toBe(0);
+    expect(onChange).not.toHaveBeenCalled();
+
+    release = service.hold();
+    const loading = cache.load('vlt_1');
+    await vi.waitFor(() => expect(service.asked('vlt_1')).toBe(3));
+    expect(cache.delete('vlt_1')).toBe(false);
+    release();
+    expect((await loading).database?.password).toBe('rotated-password');
+    expect(cache.size).toBe(0);
+
+    await cache.load('vlt_1');
+    expect(service.asked('vlt_1')).toBe(4);
+  });
+
+  it('refreshes at ttl when the draw is 0, and just before 1.2 × ttl when it is 0.999', async () => {
+    const service = vaultService();
+    service.vaults.set('vlt_1', STOCK);
+    // maxStale 0: a load past the refresh point waits for its request, so none goes unseen.
+    const options = { ttl: 60_000, maxStale: 0 };
+    const random = vi.spyOn(Math, 'random');
+
+    random.mockReturnValue(0);
+    const early = createSecretCache(service.client, options);
+    await early.load('vlt_1');
+    elapse(59_999);
+    await early.load('vlt_1');
+    expect(service.asked('vlt_1')).toBe(1);
+    elapse(2);
+    await early.load('vlt_1');
+    expect(service.asked('vlt_1')).toBe(2);
+
+    random.mockReturnValue(0.999);
+    const late = createSecretCache(service.client, options);
+    await late.load('vlt_1');
+    elapse(71_980);
+    await late.load('vlt_1');
+    expect(service.asked('vlt_1')).toBe(3);
+    elapse(20);
+    await late.load('vlt_1');
+    expect(service.asked('vlt_1')).toBe(4);
+  });
+
+  it('spreads the refreshes of 200 caches started together over ttl to 1.2 × ttl', async () => {
+    const service = vaultService();
+    const ttl = 60_000;
+    const caches = Array.from({ length: 200 }, (_, index) => {
+      service.vaults.set(`vlt_${index}`, STOCK);
+      return createSecretCache(service.client, { ttl, maxStale: 0 });
+    });
+    await Promise.all(caches.map((cache, index) => cache.load(`vlt_${index}`)));
+
+    // Every 100 ms from ttl on, each cache not yet refreshed is asked for its vault.
+    const refreshedAt = new Map<number, number>();
+    elapse(ttl);
+    for (let step = 1; step <= 120 && refreshedAt.size < caches.length; step += 1) {
+      elapse(100);
+      for (const [index, cache] of caches.entries()) {
+        if (refreshedAt.has(index)) continue;
+        await cache.load(`vlt_${index}`);
+        if (service.asked(`vlt_${index}`) === 2) refreshedAt.set(index, ttl + step * 100);
+      }
+    }
+
+    const times = [...refreshedAt.values()];
+    expect(times).toHaveLength(200);
+    expect(Math.min(...times)).toBeLessThanOrEqual(ttl + 1_000);
+    expect(Math.max(...times)).toBeGreaterThanOrEqual(1.2 * ttl - 1_000);
+    expect(Math.max(...times)).toBeLessThanOrEqual(1.2 * ttl);
+    // 200 draws over 120 slots of 100 ms fill about 97 of them; all at once would fill one.
+    expect(new Set(times).size).toBeGreaterThan(50);
+  });
+
+  it('passes hostile values through refresh and onChange unchanged, and never into an error', async () => {
+    const hostile = {
+      quotes: `'"\`'\\''"`,
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell expansion, kept literal on purpose.
+      substitution: '$(touch /tmp/pwned) `id` ${HOME} $HOME',
+      controls: '\u0001\u0007\b\t\n\v\f\r\u001b[31m\u007f\u0085\u2028',
+      escapes: '\\n\\t\\x00\\u0000 %s %d %o {{ x }}',
+      reference: 'vault://vlt_1/database/password',
+      large: 'A"$\n'.repeat(16 * 1024),
+    };
+    const service = vaultService();
+    service.vaults.set('vlt_1', STOCK);
+    const onChange = vi.fn();
+    const onError = vi.fn();
+    const cache = createSecretCache(service.client, { ttl: 60_000, onChange, onError });
+    await cache.load('vlt_1');
+
+    service.vaults.set('vlt_1', { hostile });
+    await cache.refresh('vlt_1');
+    const changed = onChange.mock.calls[0]?.[1] as Values;
+    const loaded = (await cache.load('vlt_1')) as Values;
+    for (const [key, value] of Object.entries(hostile)) {
+      expect(changed.hostile?.[key]).toBe(value);
+      expect(loaded.hostile?.[key]).toBe(value);
+    }
+    expect(hostile.large).toHaveLength(64 * 1024);
+
+    const errors: unknown[] = [];
+    errors.push(
+      await rejectionOf(
+        cache.load('vlt_1', { schema: z.object({ hostile: z.object({ large: z.number() }) }) }),
+      ),
+    );
+    service.vaults.set('vlt_1', 503);
+    errors.push(await rejectionOf(cache.refresh('vlt_1')));
+    service.vaults.set('vlt_1', 404);
+    errors.push(await rejectionOf(cache.refresh('vlt_1')));
+    errors.push(...onError.mock.calls.map(([, error]) => error));
+    expect(errors).toHaveLength(5);
+    for (const error of errors) {
+      const printed = `${inspect(error, { depth: Number.POSITIVE_INFINITY })} ${String(error)} ${JSON.stringify(error)}`;
+      for (const value of Object.values(hostile)) expect(printed).not.toContain(value);
     }
   });
 });

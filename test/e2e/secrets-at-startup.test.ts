@@ -416,7 +416,7 @@ describe('createSecretCache', () => {
       value: { url: DATABASE_URL, password: 'rotated' },
     });
 
-    advanceClock(61_000);
+    advanceClock(73_000);
     expect(await cache.load(vault.id)).toBe(first);
     await vi.waitFor(() => expect(onChange).toHaveBeenCalledTimes(1));
     expect(onChange.mock.calls[0]?.[0]).toBe(vault.id);
@@ -441,7 +441,7 @@ describe('createSecretCache', () => {
     ]);
 
     mock.clock.advance(10 * 60_000);
-    advanceClock(61_000);
+    advanceClock(73_000);
     await cache.load(vault.id);
     await vi.waitFor(() => expect(onChange).toHaveBeenCalledTimes(1));
     expect(Object.keys(onChange.mock.calls[0]?.[1] as object).sort()).toEqual([
@@ -454,7 +454,7 @@ describe('createSecretCache', () => {
     const onChange = vi.fn();
     const { vault, cache, valuesRequests } = await cacheSetup({ onChange });
     await cache.load(vault.id);
-    advanceClock(61_000);
+    advanceClock(73_000);
     await cache.load(vault.id);
     await vi.waitFor(() => expect(valuesRequests()).toBe(2));
     await new Promise((resolve) => setTimeout(resolve, 20));
