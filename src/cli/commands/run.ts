@@ -1,8 +1,18 @@
 /**
  * `secrets-vault run`: loads a vault once and runs a command with its secrets in the environment,
- * as the command's parent: its exit code is the command's, and signals are passed on to it.
+ * as the command's parent: its exit code is the command's, and signals are passed on to it. With
+ * `--exec` it becomes the command instead (`execve`): same process, no parent left behind.
  */
 import { spawn } from 'node:child_process';
+import {
+  accessSync,
+  closeSync,
+  constants as fileConstants,
+  openSync,
+  readFileSync,
+  readSync,
+  statSync,
+} from 'node:fs';
 import { constants } from 'node:os';
 import { parseDuration, readEnv } from '../../core/env.js';
 import { escapeControlCharacters } from '../../core/redaction.js';
@@ -30,6 +40,13 @@ const FALLBACK: Flag = { name: 'fallback', type: 'string' };
 const FALLBACK_MAX_AGE: Flag = { name: 'fallback-max-age', type: 'string' };
 const KEEP_TOKEN: Flag = { name: 'keep-token', type: 'boolean' };
 const ALLOW_VAR: Flag = { name: 'allow-var', type: 'string', multiple: true };
+const EXEC: Flag = { name: 'exec', type: 'boolean' };
+
+/**
+ * Flags that need `run` to stay the command's parent, so `--exec` refuses them: a flag that
+ * watches or filters the command (a restart on change, masked output) is listed here.
+ */
+const NEEDS_PARENT: readonly Flag[] = [];
 
 /** @internal `secrets-vault run --vault <id> [options] -- <command> [args...]`. */
 export const runCommand: Command = {
@@ -37,19 +54,27 @@ export const runCommand: Command = {
   summary: "run a command with the vault's secrets in its environment",
   synopsis: [
     '--vault <id> [--prefix P] [--override] [--wait D] [--fallback F]',
-    '[--fallback-max-age D] [--keep-token] [--allow-var NAME]...',
+    '[--fallback-max-age D] [--keep-token] [--allow-var NAME]... [--exec]',
     '-- <command> [args...]',
   ],
   usage: `Usage: secrets-vault run --vault <id> [--prefix P] [--override] [--wait D]
                            [--fallback <file>] [--fallback-max-age D] [--keep-token]
-                           [--allow-var NAME]... -- <command> [args...]
+                           [--allow-var NAME]... [--exec] -- <command> [args...]
 `,
   description: `Loads the vault's secrets once, puts them in the environment of <command> as
 SECRET_KEY variables (database.password -> DATABASE_PASSWORD), resolves
 vault://<vaultId>/<secret>/<key> references already in the environment, and runs
 <command> without a shell. Exits with its exit code (128 + the signal number when a
-signal ended it); SIGTERM is passed on to it, and SIGINT, SIGQUIT and SIGHUP too
-unless a terminal already sent them to it.
+signal ended it).
+
+Signals: without a terminal on stdin, stdout or stderr, <command> runs in a process
+group (and session) of its own, and SIGINT, SIGTERM, SIGQUIT and SIGHUP, sent to
+secrets-vault alone or to its whole process group (a CI runner cancelling a step),
+reach <command> and its own children once. With a terminal, <command> stays in the
+terminal's foreground group: Ctrl-C, Ctrl-\\ and a hang-up reach it straight from the
+terminal, once, and are not passed on; SIGTERM is passed on, so SIGTERM sent to the
+whole group reaches it twice, and SIGINT sent to secrets-vault alone does not reach
+it. SIGKILL is never passed on.
 
 The command does not get SECRETS_VAULT_TOKEN (unless --keep-token) nor
 SECRETS_VAULT_FALLBACK_KEY. The vault may never set a SECRETS_VAULT_* variable,
@@ -96,10 +121,32 @@ with --allow-var; vault values are never resolved as references.
                  (repeat for each name)
 `,
     },
+    {
+      flag: EXEC,
+      help: `  --exec         become <command> (execve: same process id, no secrets-vault left
+                 running as its parent) once the vault is loaded and the --fallback
+                 snapshot written; found on the job's PATH. Signals then reach it
+                 directly. Needs Node.js 22.15 or later, not on Windows.
+`,
+    },
   ],
   async action(context) {
     if (context.operands.length === 0) {
       throw usageError('a command to run is required after --', 'run');
+    }
+    const exec = context.boolean(EXEC);
+    if (exec) {
+      const needsParent = NEEDS_PARENT.find((flag) => given(context, flag));
+      if (needsParent !== undefined) {
+        throw usageError(`--exec cannot be used with --${needsParent.name}`, 'run');
+      }
+      // Checked before anything is loaded: without it there is nothing --exec can do.
+      if (typeof process.execve !== 'function') {
+        throw new CommandError(
+          `--exec needs process.execve, which Node.js ${process.version} on ${process.platform} does not have: upgrade to Node.js 22.15 or later (not on Windows), or run without --exec`,
+          2,
+        );
+      }
     }
     const file = context.string(FALLBACK);
     if (file === '') throw usageError('--fallback takes a file', 'run');
@@ -125,9 +172,16 @@ with --allow-var; vault values are never resolved as references.
       keepToken: context.boolean(KEEP_TOKEN),
       allowed: new Set(allowed),
       fallback,
+      exec,
     });
   },
 };
+
+/** Whether `flag` was given on the command line. */
+function given(values: CommandContext, flag: Flag): boolean {
+  if (flag.type === 'boolean') return values.boolean(flag);
+  return flag.multiple ? values.strings(flag).length > 0 : values.string(flag) !== undefined;
+}
 
 /** Where `run --fallback` keeps its snapshot, the key that opens it, and how old it may be. */
 interface Fallback {
@@ -161,6 +215,8 @@ interface RunOptions {
   readonly keepToken: boolean;
   readonly allowed: ReadonlySet<string>;
   readonly fallback: Fallback | undefined;
+  /** `--exec`: become the command rather than stay its parent. */
+  readonly exec: boolean;
 }
 
 // Signals a terminal sends to its whole foreground process group, the command included.
@@ -227,44 +283,196 @@ async function run(context: CommandContext, options: RunOptions): Promise<number
     }
   }
   const [command = '', ...args] = context.operands;
-  // With a terminal, Ctrl-C (and a hang-up) reach the command straight from it: passing them on
-  // as well would deliver them twice. Without one, the command hears them only through us.
+  return options.exec ? become(command, args, env) : runAsParent(command, args, env);
+}
+
+/** The line a command that cannot be started gets: its name and the code, never the environment. */
+function cannotRun(command: string, code: string): void {
+  process.stderr.write(`secrets-vault: cannot run ${escapeControlCharacters(command)}: ${code}\n`);
+}
+
+/**
+ * Runs `command` as our child and resolves to its exit code, passing signals on so that each
+ * reaches it once.
+ */
+function runAsParent(command: string, args: readonly string[], env: Record<string, string>) {
+  // With a terminal, the command stays in our process group, the terminal's foreground one, so
+  // it keeps job control and may read the terminal (a background group reading it is stopped):
+  // Ctrl-C and a hang-up reach it straight from the terminal, and passing them on as well would
+  // deliver them twice. Without one, the command leads a group of its own: a signal sent to the
+  // job's group (a CI runner cancelling a step) reaches only us, and we pass it on once.
   const fromTerminal = [process.stdin, process.stdout, process.stderr].some(
     (stream) => stream.isTTY,
   );
-  return new Promise<number>((resolve) => {
-    let child: ReturnType<typeof spawn>;
+  let child: ReturnType<typeof spawn> | undefined;
+  const passOn = (signal: NodeJS.Signals) => {
+    const pid = child?.pid;
+    if (pid === undefined || child?.exitCode !== null || child.signalCode !== null) return;
     try {
-      // No shell: arguments reach the command as given, and nothing is expanded or injected.
-      child = spawn(command, args, { stdio: 'inherit', env });
-    } catch (error) {
-      // Node's own message can quote the environment: say only its code.
-      process.stderr.write(
-        `secrets-vault: cannot run ${escapeControlCharacters(command)}: ${(error as NodeJS.ErrnoException).code ?? 'error'}\n`,
-      );
-      resolve(126);
-      return;
+      // To the command's whole group: its own children hear it too, as they would from a terminal.
+      if (fromTerminal) process.kill(pid, signal);
+      else process.kill(-pid, signal);
+    } catch {
+      // The command has just exited: its exit event follows.
     }
-    const handlers = new Map<NodeJS.Signals, () => void>();
-    for (const signal of ['SIGTERM', ...TERMINAL_SIGNALS] as const) {
-      const passOn = signal === 'SIGTERM' || !fromTerminal;
-      // Listening at all keeps the wrapper alive until the command has exited: a hang-up must not
-      // orphan a command that holds the secrets in its environment.
-      handlers.set(signal, passOn ? () => child.kill(signal) : () => undefined);
-    }
-    for (const [signal, handler] of handlers) process.on(signal, handler);
+  };
+  const handlers = new Map<NodeJS.Signals, () => void>();
+  for (const signal of ['SIGTERM', ...TERMINAL_SIGNALS] as const) {
+    const willPassOn = signal === 'SIGTERM' || !fromTerminal;
+    // Listening at all keeps us alive until the command has exited: a hang-up must not orphan a
+    // command that holds the secrets in its environment. Listening before the command starts
+    // leaves no moment when a signal would end us alone.
+    handlers.set(signal, willPassOn ? () => passOn(signal) : () => undefined);
+  }
+  // Should we exit first all the same, the command, in a group of its own, is told to stop.
+  const onExit = () => passOn('SIGTERM');
+  for (const [signal, handler] of handlers) process.on(signal, handler);
+  process.on('exit', onExit);
+  const stopListening = () => {
+    for (const [signal, handler] of handlers) process.off(signal, handler);
+    process.off('exit', onExit);
+  };
+  return new Promise<number>((resolve) => {
     const done = (code: number) => {
-      for (const [signal, handler] of handlers) process.off(signal, handler);
+      stopListening();
       resolve(code);
     };
+    try {
+      // No shell: arguments reach the command as given, and nothing is expanded or injected.
+      child = spawn(command, args, { stdio: 'inherit', env, detached: !fromTerminal });
+    } catch (error) {
+      // Node's own message can quote the environment: say only its code.
+      cannotRun(command, (error as NodeJS.ErrnoException).code ?? 'error');
+      done(126);
+      return;
+    }
     child.once('error', (error: NodeJS.ErrnoException) => {
-      process.stderr.write(
-        `secrets-vault: cannot run ${escapeControlCharacters(command)}: ${error.code ?? 'error'}\n`,
-      );
+      cannotRun(command, error.code ?? 'error');
       done(error.code === 'ENOENT' ? 127 : 126);
     });
     child.once('exit', (code, signal) => {
       done(signal === null ? (code ?? 1) : 128 + (constants.signals[signal] ?? 0));
     });
   });
+}
+
+/** How programs start: ELF (Linux, the BSDs), then Mach-O and universal binaries (macOS). */
+const BINARY_MAGIC = ['7f454c46', 'feedface', 'feedfacf', 'cefaedfe', 'cffaedfe', 'cafebabe'].map(
+  (hex) => Buffer.from(hex, 'hex'),
+);
+/** How many scripts may start one another through `#!` lines, as Linux allows. */
+const MAX_INTERPRETER_DEPTH = 4;
+/** The longest single argument or `NAME=value` Linux passes to a program, its NUL included. */
+const MAX_ARGUMENT_BYTES = 32 * 4096;
+
+/**
+ * `--exec`: replaces this process with `command` (`execve`), found as `spawn` finds it, with the
+ * environment `run` would give it. Returns only when it cannot, with the exit code to leave with.
+ *
+ * Node aborts the process when `execve` fails (it has already run its exit handlers), so every
+ * failure the system would report is looked for first and reported as `run` reports it.
+ */
+function become(command: string, args: readonly string[], env: Record<string, string>): number {
+  // The job's own PATH chooses the program, never one the vault set with --allow-var PATH.
+  const found = findProgram(command, process.env.PATH);
+  if (typeof found === 'string') {
+    cannotRun(command, found);
+    return found === 'ENOENT' ? 127 : 126;
+  }
+  // A file that is neither a binary nor a `#!` script runs in /bin/sh, as `spawn` runs it.
+  const [file, argv] = found.direct
+    ? [found.file, [command, ...args]]
+    : ['/bin/sh', ['/bin/sh', found.file, ...args]];
+  const strings = [...argv, ...Object.entries(env).map(([name, value]) => `${name}=${value}`)];
+  const sizes = strings.map((text) => Buffer.byteLength(text) + 1);
+  const pointers = (strings.length + 1) * 8;
+  if (
+    sizes.some((size) => size > MAX_ARGUMENT_BYTES) ||
+    sizes.reduce((total, size) => total + size, pointers) > argumentSpace()
+  ) {
+    cannotRun(command, 'E2BIG');
+    return 126;
+  }
+  // Node ignores SIGPIPE and SIGXFSZ, and a program inherits what is ignored: listening makes
+  // them caught instead, which execve resets to their default, as a spawned command has them.
+  for (const signal of ['SIGPIPE', 'SIGXFSZ'] as const) process.on(signal, () => undefined);
+  process.execve?.(file, argv, env);
+  return 126;
+}
+
+/**
+ * Where `command` is, as `execvp` looks (a name with a `/` as it is, else the first executable
+ * regular file of a PATH entry, an empty entry being the current folder), or the error code the
+ * system would give: ENOENT when there is none, EACCES when the only ones are not executable.
+ */
+function findProgram(
+  command: string,
+  path: string | undefined,
+): { file: string; direct: boolean } | string {
+  if (command.includes('/')) return checkProgram(command, 0);
+  if (command === '') return 'ENOENT';
+  let failure = 'ENOENT';
+  for (const folder of (path ?? '/usr/bin:/bin').split(':')) {
+    const found = checkProgram(`${folder === '' ? '.' : folder}/${command}`, 0);
+    if (typeof found !== 'string') return found;
+    if (found !== 'ENOENT') failure = found;
+  }
+  return failure;
+}
+
+/**
+ * Whether `file` can be executed: a regular file we may execute, a binary, or a script whose
+ * `#!` interpreter can be executed in turn; `direct` is false for a file execve would refuse to
+ * run (`ENOEXEC`), which `execvp` hands to /bin/sh.
+ */
+function checkProgram(file: string, depth: number): { file: string; direct: boolean } | string {
+  try {
+    if (!statSync(file).isFile()) return 'EACCES';
+    accessSync(file, fileConstants.X_OK);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return code === 'ENOENT' || code === 'ENOTDIR' ? 'ENOENT' : 'EACCES';
+  }
+  const head = Buffer.alloc(256);
+  let length: number;
+  try {
+    const descriptor = openSync(file, 'r');
+    try {
+      length = readSync(descriptor, head, 0, head.length, 0);
+    } finally {
+      closeSync(descriptor);
+    }
+  } catch {
+    // Executable but not readable: only the system can tell, and for binaries it can.
+    return { file, direct: true };
+  }
+  const start = head.subarray(0, length);
+  if (start.subarray(0, 2).toString('latin1') !== '#!') {
+    return { file, direct: BINARY_MAGIC.some((magic) => magic.equals(start.subarray(0, 4))) };
+  }
+  if (depth >= MAX_INTERPRETER_DEPTH) return 'ELOOP';
+  const interpreter = /^#![ \t]*([^ \t\n]+)/.exec(start.toString('latin1'))?.[1];
+  if (interpreter === undefined) return 'ENOEXEC';
+  const found = checkProgram(interpreter, depth + 1);
+  if (typeof found === 'string') return found;
+  return found.direct ? { file, direct: true } : 'ENOEXEC';
+}
+
+/**
+ * How many bytes of arguments and environment a program may be given, pointers included: a
+ * quarter of the stack limit, at most 6 MiB, at least 128 KiB, as Linux counts. Where the limit
+ * cannot be read (no `/proc`: macOS, the BSDs), 256 KiB, which they all allow.
+ */
+function argumentSpace(): number {
+  let limits: string;
+  try {
+    limits = readFileSync('/proc/self/limits', 'utf8');
+  } catch {
+    return 256 * 1024;
+  }
+  const stack = /^Max stack size\s+(\S+)/m.exec(limits)?.[1];
+  const quarter = Number(stack) / 4;
+  // `unlimited` (or a line Linux may word differently one day) leaves the 6 MiB cap.
+  const cap = 6 * 1024 * 1024;
+  return Math.max(Number.isFinite(quarter) ? Math.min(cap, quarter) : cap, 128 * 1024);
 }
