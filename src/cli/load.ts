@@ -10,13 +10,22 @@ import type { Snapshot } from './fallback.js';
  * @internal What `run` starts from: the vault's secrets and the values of the `vault://`
  * references in the job's own environment (never in the vault's values), as plain data a
  * snapshot can hold.
+ *
+ * `deadline` (a `performance.now()` instant), when given, bounds the whole load: each call gets
+ * the time left as its `totalTimeout`, so a `run --watch` poll, which reads the vault and then
+ * the vaults its references point into, ends by it however the service answers.
  */
 export async function loadForRun(
   client: SecretsVault,
   vaultId: string,
   startup: StartupOptions,
+  deadline?: number,
 ): Promise<Snapshot> {
-  const loaded: LoadedSecrets = await client.secrets.load(vaultId, startup);
+  const options = (): StartupOptions =>
+    deadline === undefined
+      ? startup
+      : { ...startup, totalTimeout: Math.max(1, Math.round(deadline - performance.now())) };
+  const loaded: LoadedSecrets = await client.secrets.load(vaultId, options());
   // `load`'s record prints as [REDACTED], which a snapshot must not hold: a plain copy of the
   // data does not (a secret or key named `toJSON` included).
   const secrets = plainCopy(loaded);
@@ -33,7 +42,7 @@ export async function loadForRun(
   const held = Object.entries(secrets).map(([name, value]) => ({ name, value }));
   const resolved = {
     ...(await resolveReferences(intoLoaded, async () => held)),
-    ...(await client.secrets.resolveReferences(intoOthers, startup)),
+    ...(await client.secrets.resolveReferences(intoOthers, options())),
   };
   for (const [name, reference] of Object.entries(referencing)) {
     const value = resolved[name];

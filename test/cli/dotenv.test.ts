@@ -98,7 +98,8 @@ describe('formatDotenv', () => {
       }),
       { numRuns: 300 },
     );
-  });
+    // Hundreds of bash processes: seconds on a loaded machine, not a sign of a fault.
+  }, 60_000);
 
   it('writes line breaks, quotes, $, backslashes and command substitutions literally', () => {
     const given = {
@@ -163,5 +164,6 @@ describe('formatShell', () => {
       }),
       { numRuns: 300 },
     );
-  });
+    // Hundreds of bash processes: seconds on a loaded machine, not a sign of a fault.
+  }, 60_000);
 });

@@ -1,9 +1,10 @@
 /**
  * `secrets-vault run`: loads a vault once and runs a command with its secrets in the environment,
  * as the command's parent: its exit code is the command's, and signals are passed on to it. With
- * `--exec` it becomes the command instead (`execve`): same process, no parent left behind.
+ * `--watch` it keeps polling the vault and restarts the command when its environment changes.
+ * With `--exec` it becomes the command instead (`execve`): same process, no parent left behind.
  */
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import {
   accessSync,
   closeSync,
@@ -41,12 +42,23 @@ const FALLBACK_MAX_AGE: Flag = { name: 'fallback-max-age', type: 'string' };
 const KEEP_TOKEN: Flag = { name: 'keep-token', type: 'boolean' };
 const ALLOW_VAR: Flag = { name: 'allow-var', type: 'string', multiple: true };
 const EXEC: Flag = { name: 'exec', type: 'boolean' };
+const WATCH: Flag = { name: 'watch', type: 'boolean' };
+const WATCH_INTERVAL: Flag = { name: 'watch-interval', type: 'string' };
+const GRACE: Flag = { name: 'grace', type: 'string' };
 
 /**
  * Flags that need `run` to stay the command's parent, so `--exec` refuses them: a flag that
  * watches or filters the command (a restart on change, masked output) is listed here.
  */
-const NEEDS_PARENT: readonly Flag[] = [];
+const NEEDS_PARENT: readonly Flag[] = [WATCH];
+
+const WATCH_INTERVAL_VARIABLE = 'SECRETS_VAULT_WATCH_INTERVAL';
+const DEFAULT_WATCH_INTERVAL_MS = 60_000;
+/** Polls closer together than this would load the service for little gain: a fleet polls too. */
+const MIN_WATCH_INTERVAL_MS = 5_000;
+const DEFAULT_GRACE_MS = 10_000;
+/** Longer durations would overflow a timer, which then fires at once. */
+const MAX_WATCH_DURATION_MS = 24 * 60 * 60 * 1000;
 
 /** @internal `secrets-vault run --vault <id> [options] -- <command> [args...]`. */
 export const runCommand: Command = {
@@ -55,17 +67,19 @@ export const runCommand: Command = {
   synopsis: [
     '--vault <id> [--prefix P] [--override] [--wait D] [--fallback F]',
     '[--fallback-max-age D] [--keep-token] [--allow-var NAME]... [--exec]',
-    '-- <command> [args...]',
+    '[--watch [--watch-interval D] [--grace D]] -- <command> [args...]',
   ],
   usage: `Usage: secrets-vault run --vault <id> [--prefix P] [--override] [--wait D]
                            [--fallback <file>] [--fallback-max-age D] [--keep-token]
-                           [--allow-var NAME]... [--exec] -- <command> [args...]
+                           [--allow-var NAME]... [--exec]
+                           [--watch [--watch-interval D] [--grace D]]
+                           -- <command> [args...]
 `,
-  description: `Loads the vault's secrets once, puts them in the environment of <command> as
-SECRET_KEY variables (database.password -> DATABASE_PASSWORD), resolves
-vault://<vaultId>/<secret>/<key> references already in the environment, and runs
-<command> without a shell. Exits with its exit code (128 + the signal number when a
-signal ended it).
+  description: `Loads the vault's secrets once (with --watch, again each interval), puts them
+in the environment of <command> as SECRET_KEY variables (database.password ->
+DATABASE_PASSWORD), resolves vault://<vaultId>/<secret>/<key> references already in
+the environment, and runs <command> without a shell. Exits with its exit code (128
++ the signal number when a signal ended it).
 
 Signals: without a terminal on stdin, stdout or stderr, <command> runs in a process
 group (and session) of its own, and SIGINT, SIGTERM, SIGQUIT and SIGHUP, sent to
@@ -74,7 +88,9 @@ reach <command> and its own children once. With a terminal, <command> stays in t
 terminal's foreground group: Ctrl-C, Ctrl-\\ and a hang-up reach it straight from the
 terminal, once, and are not passed on; SIGTERM is passed on, so SIGTERM sent to the
 whole group reaches it twice, and SIGINT sent to secrets-vault alone does not reach
-it. SIGKILL is never passed on.
+it. SIGKILL is never passed on. With --watch, <command> always runs in a group of
+its own, so that a restart stops its children too: signals are passed on as
+without a terminal, and <command> cannot read the terminal nor use job control.
 
 The command does not get SECRETS_VAULT_TOKEN (unless --keep-token) nor
 SECRETS_VAULT_FALLBACK_KEY. The vault may never set a SECRETS_VAULT_* variable,
@@ -129,6 +145,33 @@ with --allow-var; vault values are never resolved as references.
                  directly. Needs Node.js 22.15 or later, not on Windows.
 `,
     },
+    {
+      flag: WATCH,
+      help: `  --watch        keep reading the vault while <command> runs, once per interval
+                 at a random point of it; when the environment <command> would get
+                 changes, stop it and its process group (SIGTERM, then SIGKILL
+                 after the grace), wait for it to exit, and start it again with
+                 the new values (after rewriting the --fallback snapshot). An
+                 outage, a refused token or values the job refuses never restart
+                 it: it keeps running with the values it has, said in one line
+                 when that starts and one when it ends. When <command> exits by
+                 itself, run exits with its code.
+`,
+    },
+    {
+      flag: WATCH_INTERVAL,
+      help: `  --watch-interval <duration>
+                 how often --watch reads the vault: 5s at least, 24h at most
+                 (default: ${WATCH_INTERVAL_VARIABLE}, else 60s)
+`,
+    },
+    {
+      flag: GRACE,
+      help: `  --grace <duration>
+                 how long a --watch restart lets <command> stop after SIGTERM
+                 before SIGKILL: 0 to 24h (default 10s)
+`,
+    },
   ],
   async action(context) {
     if (context.operands.length === 0) {
@@ -167,12 +210,22 @@ with --allow-var; vault values are never resolved as references.
     if (badName !== undefined) {
       throw usageError('--allow-var takes a variable name (letters, digits and _)', 'run');
     }
+    const watch = context.boolean(WATCH);
+    for (const flag of [WATCH_INTERVAL, GRACE]) {
+      if (!watch && given(context, flag)) throw usageError(`--${flag.name} needs --watch`, 'run');
+    }
     return run(context, {
       override: context.boolean(OVERRIDE),
       keepToken: context.boolean(KEEP_TOKEN),
       allowed: new Set(allowed),
       fallback,
       exec,
+      watch: watch
+        ? {
+            interval: watchInterval(context.string(WATCH_INTERVAL)),
+            grace: graceOf(context.string(GRACE)),
+          }
+        : undefined,
     });
   },
 };
@@ -209,6 +262,46 @@ function fallbackMaxAge(flag: string | undefined): Fallback['maxAge'] {
   return { milliseconds, text };
 }
 
+/**
+ * The interval of `--watch-interval`, else of its variable, else 60 s. A usage error when
+ * malformed or below the minimum: a typo must not quietly poll the service every few
+ * milliseconds, nor never.
+ */
+function watchInterval(flag: string | undefined): number {
+  const text = flag ?? readEnv(WATCH_INTERVAL_VARIABLE);
+  if (text === undefined) return DEFAULT_WATCH_INTERVAL_MS;
+  const milliseconds = parseDuration(text);
+  if (
+    milliseconds === undefined ||
+    milliseconds < MIN_WATCH_INTERVAL_MS ||
+    milliseconds > MAX_WATCH_DURATION_MS
+  ) {
+    throw usageError(
+      `${flag === undefined ? WATCH_INTERVAL_VARIABLE : '--watch-interval'} takes a duration from 5s to 24h such as 30s or 5m`,
+      'run',
+    );
+  }
+  return milliseconds;
+}
+
+/** The grace of `--grace`, else 10 s; a usage error when malformed. */
+function graceOf(flag: string | undefined): number {
+  if (flag === undefined) return DEFAULT_GRACE_MS;
+  const milliseconds = parseDuration(flag);
+  if (milliseconds === undefined || milliseconds > MAX_WATCH_DURATION_MS) {
+    throw usageError('--grace takes a duration up to 24h such as 10s, 500ms, or 0', 'run');
+  }
+  return milliseconds;
+}
+
+/** How `--watch` polls and restarts. */
+interface WatchOptions {
+  /** Milliseconds between polls: each interval has one, at a random point of it. */
+  readonly interval: number;
+  /** Milliseconds a stopping command has between SIGTERM and SIGKILL. */
+  readonly grace: number;
+}
+
 /** What `run` was asked to do, beyond the flags every command reads. */
 interface RunOptions {
   readonly override: boolean;
@@ -217,6 +310,8 @@ interface RunOptions {
   readonly fallback: Fallback | undefined;
   /** `--exec`: become the command rather than stay its parent. */
   readonly exec: boolean;
+  /** `--watch`: poll the vault and restart the command when its environment changes. */
+  readonly watch: WatchOptions | undefined;
 }
 
 // Signals a terminal sends to its whole foreground process group, the command included.
@@ -255,11 +350,11 @@ async function run(context: CommandContext, options: RunOptions): Promise<number
       `secrets-vault: ${outage}; starting from the snapshot ${fallback.file}, saved ${describeAge(loaded.savedAt)} ago\n`,
     );
   }
-  const { references } = loaded;
-  let env: Record<string, string>;
-  try {
-    env = childEnvironment({
-      fromVault: toEnv(loaded.secrets, { prefix: context.prefix }),
+  /** The environment the command gets from `from`; a refusal is a `ChildEnvError`. */
+  const environmentOf = (from: Snapshot): Environment => {
+    const { references } = from;
+    return childEnvironment({
+      fromVault: toEnv(from.secrets, { prefix: context.prefix }),
       fromJob: Object.fromEntries(
         Object.entries(process.env).map(([name, value]) => [
           name,
@@ -270,90 +365,344 @@ async function run(context: CommandContext, options: RunOptions): Promise<number
       keepToken: options.keepToken,
       allowed: options.allowed,
     });
-  } catch (error) {
-    if (error instanceof ChildEnvError) throw new CommandError(error.message, 1);
-    throw error;
-  }
-  if (fallback !== undefined && !fromSnapshot) {
+  };
+  const keepSnapshot = (from: Snapshot) => {
+    if (fallback === undefined) return;
     try {
-      writeSnapshot(fallback.file, fallback.key, origin, loaded);
+      writeSnapshot(fallback.file, fallback.key, origin, from);
     } catch (error) {
       // The job can start without it; the next good load tries again.
       process.stderr.write(`secrets-vault: warning: ${describe(error)}\n`);
     }
+  };
+  let env: Environment;
+  try {
+    env = environmentOf(loaded);
+  } catch (error) {
+    if (error instanceof ChildEnvError) throw new CommandError(error.message, 1);
+    throw error;
   }
+  if (!fromSnapshot) keepSnapshot(loaded);
   const [command = '', ...args] = context.operands;
-  return options.exec ? become(command, args, env) : runAsParent(command, args, env);
+  if (options.exec) return become(command, args, env);
+  const { watch } = options;
+  if (watch === undefined) return runAsParent(command, args, env);
+  let snapshotIsOld = fromSnapshot;
+  return runWatching(command, args, env, {
+    ...watch,
+    startedUnavailable: fromSnapshot,
+    async reload(deadline, signal) {
+      // The client's ordinary retries, never the startup wait: a poll ends by its deadline.
+      const next = await loadForRun(client, vaultId, { wait: 0, signal }, deadline);
+      const nextEnv = environmentOf(next);
+      if (snapshotIsOld) {
+        // Started from the snapshot: the first good load replaces it, changed or not.
+        snapshotIsOld = false;
+        keepSnapshot(next);
+        return { env: nextEnv, keep: () => undefined };
+      }
+      return { env: nextEnv, keep: () => keepSnapshot(next) };
+    },
+  });
 }
+
+/** The environment a command is started with. */
+type Environment = Record<string, string>;
 
 /** The line a command that cannot be started gets: its name and the code, never the environment. */
 function cannotRun(command: string, code: string): void {
   process.stderr.write(`secrets-vault: cannot run ${escapeControlCharacters(command)}: ${code}\n`);
 }
 
+/** The exit code `run` leaves with when its command ended with `code` or `signal`. */
+function exitCodeFor(code: number | null, signal: NodeJS.Signals | null): number {
+  return signal === null ? (code ?? 1) : 128 + (constants.signals[signal] ?? 0);
+}
+
+/** Whether the terminal is on stdin, stdout or stderr: then the command can stay in our group. */
+function hasTerminal(): boolean {
+  return [process.stdin, process.stdout, process.stderr].some((stream) => stream.isTTY);
+}
+
+/**
+ * Listens for the signals `run` passes on, calling `onSignal` for each, until the returned
+ * function is called. Listening at all keeps us alive until the command has exited: a hang-up
+ * must not orphan a command that holds the secrets in its environment. Listening before the
+ * command starts leaves no moment when a signal would end us alone. Should we exit first all the
+ * same, `onExit` runs: the command, in a group of its own, is told to stop.
+ */
+function listenForSignals(
+  onSignal: (signal: NodeJS.Signals) => void,
+  onExit: () => void,
+): () => void {
+  const handlers = new Map<NodeJS.Signals, () => void>();
+  for (const signal of ['SIGTERM', ...TERMINAL_SIGNALS] as const) {
+    handlers.set(signal, () => onSignal(signal));
+  }
+  for (const [signal, handler] of handlers) process.on(signal, handler);
+  process.on('exit', onExit);
+  return () => {
+    for (const [signal, handler] of handlers) process.off(signal, handler);
+    process.off('exit', onExit);
+  };
+}
+
+/**
+ * Sends `signal` to the running `child`, to its whole process group when `group`; nothing once
+ * it has exited.
+ */
+function signalChild(child: ChildProcess | undefined, signal: NodeJS.Signals, group: boolean) {
+  const pid = child?.pid;
+  if (pid === undefined || child?.exitCode !== null || child.signalCode !== null) return;
+  try {
+    process.kill(group ? -pid : pid, signal);
+  } catch {
+    // The command has just exited: its exit event follows.
+  }
+}
+
+/**
+ * Starts `command` (no shell: arguments reach it as given, and nothing is expanded or injected)
+ * and resolves to the exit code `run` leaves with once it has ended, or could not start.
+ */
+function startChild(
+  command: string,
+  args: readonly string[],
+  env: Environment,
+  detached: boolean,
+): { child: ChildProcess | undefined; exited: Promise<number> } {
+  let child: ChildProcess;
+  try {
+    child = spawn(command, args, { stdio: 'inherit', env, detached });
+  } catch (error) {
+    // Node's own message can quote the environment: say only its code.
+    cannotRun(command, (error as NodeJS.ErrnoException).code ?? 'error');
+    return { child: undefined, exited: Promise.resolve(126) };
+  }
+  const exited = new Promise<number>((resolve) => {
+    child.once('error', (error: NodeJS.ErrnoException) => {
+      cannotRun(command, error.code ?? 'error');
+      resolve(error.code === 'ENOENT' ? 127 : 126);
+    });
+    child.once('exit', (code, signal) => resolve(exitCodeFor(code, signal)));
+  });
+  return { child, exited };
+}
+
 /**
  * Runs `command` as our child and resolves to its exit code, passing signals on so that each
  * reaches it once.
  */
-function runAsParent(command: string, args: readonly string[], env: Record<string, string>) {
+async function runAsParent(
+  command: string,
+  args: readonly string[],
+  env: Environment,
+): Promise<number> {
   // With a terminal, the command stays in our process group, the terminal's foreground one, so
   // it keeps job control and may read the terminal (a background group reading it is stopped):
   // Ctrl-C and a hang-up reach it straight from the terminal, and passing them on as well would
   // deliver them twice. Without one, the command leads a group of its own: a signal sent to the
   // job's group (a CI runner cancelling a step) reaches only us, and we pass it on once.
-  const fromTerminal = [process.stdin, process.stdout, process.stderr].some(
-    (stream) => stream.isTTY,
+  const fromTerminal = hasTerminal();
+  let child: ChildProcess | undefined;
+  // To the command's whole group: its own children hear it too, as they would from a terminal.
+  const passOn = (signal: NodeJS.Signals) => signalChild(child, signal, !fromTerminal);
+  const stopListening = listenForSignals(
+    (signal) => {
+      if (signal === 'SIGTERM' || !fromTerminal) passOn(signal);
+    },
+    () => passOn('SIGTERM'),
   );
-  let child: ReturnType<typeof spawn> | undefined;
-  const passOn = (signal: NodeJS.Signals) => {
-    const pid = child?.pid;
-    if (pid === undefined || child?.exitCode !== null || child.signalCode !== null) return;
-    try {
-      // To the command's whole group: its own children hear it too, as they would from a terminal.
-      if (fromTerminal) process.kill(pid, signal);
-      else process.kill(-pid, signal);
-    } catch {
-      // The command has just exited: its exit event follows.
-    }
-  };
-  const handlers = new Map<NodeJS.Signals, () => void>();
-  for (const signal of ['SIGTERM', ...TERMINAL_SIGNALS] as const) {
-    const willPassOn = signal === 'SIGTERM' || !fromTerminal;
-    // Listening at all keeps us alive until the command has exited: a hang-up must not orphan a
-    // command that holds the secrets in its environment. Listening before the command starts
-    // leaves no moment when a signal would end us alone.
-    handlers.set(signal, willPassOn ? () => passOn(signal) : () => undefined);
+  try {
+    const started = startChild(command, args, env, !fromTerminal);
+    child = started.child;
+    return await started.exited;
+  } finally {
+    stopListening();
   }
-  // Should we exit first all the same, the command, in a group of its own, is told to stop.
-  const onExit = () => passOn('SIGTERM');
-  for (const [signal, handler] of handlers) process.on(signal, handler);
-  process.on('exit', onExit);
-  const stopListening = () => {
-    for (const [signal, handler] of handlers) process.off(signal, handler);
-    process.off('exit', onExit);
+}
+
+/** What `--watch` needs beyond its flags: how to load again, and how the run started. */
+interface Watching extends WatchOptions {
+  /** Whether the command started from the snapshot through an outage, already said. */
+  readonly startedUnavailable: boolean;
+  /**
+   * Loads the vault again, by `deadline` (a `performance.now()` instant) unless `signal` cancels
+   * it: the environment the command would get now, and how to keep those values in the
+   * `--fallback` snapshot. Rejects as a load does, or with `ChildEnvError`.
+   */
+  reload(
+    deadline: number,
+    signal: AbortSignal,
+  ): Promise<{ readonly env: Environment; readonly keep: () => void }>;
+}
+
+/** Whether two environments hold the same names with the same values, in whatever order. */
+function sameEnvironment(a: Environment, b: Environment): boolean {
+  const names = Object.keys(a);
+  return (
+    names.length === Object.keys(b).length &&
+    names.every((name) => Object.hasOwn(b, name) && a[name] === b[name])
+  );
+}
+
+/** Signals that ask the job to end: after one, the command is never started again. */
+const STOPPING_SIGNALS: ReadonlySet<NodeJS.Signals> = new Set(['SIGTERM', 'SIGINT', 'SIGQUIT']);
+
+/** What stops a watch: why it is said once, not once per poll. */
+type Trouble = 'outage' | 'unreadable' | 'refused';
+
+const KEEPS_RUNNING = 'the command keeps running with the values it has';
+
+/**
+ * `run --watch`: runs `command` as our child like {@link runAsParent}, polls the vault once per
+ * interval, and when the environment it would get has changed, stops the command's whole process
+ * group and starts it again with the new one. Resolves to the exit code of the command once it
+ * has exited by itself, or after a signal asked us to stop.
+ */
+async function runWatching(
+  command: string,
+  args: readonly string[],
+  initial: Environment,
+  watch: Watching,
+): Promise<number> {
+  const { interval, grace } = watch;
+  // Always a group of its own, terminal or not: a restart must stop the command's children too,
+  // and signalling a group we share would stop us as well. The terminal's keys then reach us,
+  // and we pass them on.
+  let child: ChildProcess | undefined;
+  let stopping = false;
+  // Cancels the poll in flight and the wait for the next one: nothing keeps us alive after.
+  const watching = new AbortController();
+  const stopListening = listenForSignals(
+    (signal) => {
+      signalChild(child, signal, true);
+      if (STOPPING_SIGNALS.has(signal)) {
+        stopping = true;
+        watching.abort();
+      }
+    },
+    () => signalChild(child, 'SIGTERM', true),
+  );
+  let trouble: Trouble | undefined = watch.startedUnavailable ? 'outage' : undefined;
+  const say = (line: string) => process.stderr.write(`secrets-vault: ${line}\n`);
+  /** Says a trouble once, when it starts; and says the end of the one before. */
+  const sayTrouble = (next: Trouble | undefined, detail = '') => {
+    if (next === trouble) return;
+    if (trouble === 'outage') say('the service is back');
+    if (trouble === 'unreadable' && next === undefined) say('the vault can be read again');
+    trouble = next;
+    if (next === 'outage') say(`the service is unavailable (${detail}); ${KEEPS_RUNNING}`);
+    if (next === 'unreadable') say(`cannot read the vault (${detail}); ${KEEPS_RUNNING}`);
+    if (next === 'refused') say(`the vault's new values are refused: ${detail}; ${KEEPS_RUNNING}`);
   };
-  return new Promise<number>((resolve) => {
-    const done = (code: number) => {
-      stopListening();
-      resolve(code);
-    };
-    try {
-      // No shell: arguments reach the command as given, and nothing is expanded or injected.
-      child = spawn(command, args, { stdio: 'inherit', env, detached: !fromTerminal });
-    } catch (error) {
-      // Node's own message can quote the environment: say only its code.
-      cannotRun(command, (error as NodeJS.ErrnoException).code ?? 'error');
-      done(126);
-      return;
+  // Interval k (from 1) has its poll at k + a random fraction of an interval after the start:
+  // a fleet started together spreads its polls out, and never drifts into step.
+  const origin = performance.now();
+  let index = 1;
+  /** Resolves when the next interval's poll is due; never once the watch is cancelled. */
+  const nextPoll = () =>
+    new Promise<void>((resolve) => {
+      const now = performance.now();
+      // A poll that ran into the next interval leaves that interval its own poll, at once if due.
+      index = Math.max(index, Math.floor((now - origin) / interval));
+      const due = origin + (index + Math.random()) * interval;
+      index += 1;
+      const cancel = () => clearTimeout(timer);
+      const timer = setTimeout(
+        () => {
+          watching.signal.removeEventListener('abort', cancel);
+          resolve();
+        },
+        Math.max(0, due - now),
+      );
+      watching.signal.addEventListener('abort', cancel, { once: true });
+    });
+  /** Resolves to the next changed environment the job accepts; never once cancelled. */
+  const nextChange = async (current: Environment): Promise<Environment> => {
+    for (;;) {
+      await nextPoll();
+      let loaded: Awaited<ReturnType<Watching['reload']>>;
+      try {
+        loaded = await watch.reload(performance.now() + interval, watching.signal);
+      } catch (error) {
+        if (watching.signal.aborted) return new Promise<never>(() => undefined);
+        if (error instanceof ChildEnvError) sayTrouble('refused', error.message);
+        else sayTrouble(isOutage(error) ? 'outage' : 'unreadable', describe(error));
+        continue;
+      }
+      if (watching.signal.aborted) return new Promise<never>(() => undefined);
+      sayTrouble(undefined);
+      if (sameEnvironment(loaded.env, current)) continue;
+      loaded.keep();
+      return loaded.env;
     }
-    child.once('error', (error: NodeJS.ErrnoException) => {
-      cannotRun(command, error.code ?? 'error');
-      done(error.code === 'ENOENT' ? 127 : 126);
-    });
-    child.once('exit', (code, signal) => {
-      done(signal === null ? (code ?? 1) : 128 + (constants.signals[signal] ?? 0));
-    });
+  };
+  try {
+    let env = initial;
+    for (;;) {
+      const started = startChild(command, args, env, true);
+      child = started.child;
+      const ended = started.exited.then((code) => ({ code }));
+      const outcome = await Promise.race([ended, nextChange(env).then((changed) => ({ changed }))]);
+      if ('code' in outcome) return outcome.code;
+      say('the values changed: restarting the command');
+      const { code } = await stopGroup(child, started.exited, grace);
+      if (stopping) return code;
+      env = outcome.changed;
+    }
+  } finally {
+    watching.abort();
+    stopListening();
+  }
+}
+
+/** How often a stop looks whether the command's group is gone, once its leader has exited. */
+const GROUP_CHECK_MS = 50;
+
+/**
+ * Stops `child` and its whole process group: SIGTERM, then SIGKILL once `grace` has passed with
+ * the leader or any other member still running. Resolves to the leader's exit code once it and
+ * the group are gone (or SIGKILL has been sent).
+ */
+async function stopGroup(
+  child: ChildProcess | undefined,
+  exited: Promise<number>,
+  grace: number,
+): Promise<{ code: number }> {
+  const pid = child?.pid;
+  if (pid === undefined) return { code: await exited };
+  const signalGroup = (signal: NodeJS.Signals | 0) => {
+    try {
+      process.kill(-pid, signal);
+      return true;
+    } catch {
+      // No member left: the group is gone.
+      return false;
+    }
+  };
+  signalGroup('SIGTERM');
+  let killTimer: ReturnType<typeof setTimeout> | undefined;
+  const killed = new Promise<void>((resolve) => {
+    killTimer = setTimeout(() => {
+      signalGroup('SIGKILL');
+      resolve();
+    }, grace);
   });
+  try {
+    const code = await exited;
+    // The leader is gone; its children may still hold the old values.
+    while (signalGroup(0)) {
+      const settled = await Promise.race([
+        killed.then(() => true),
+        new Promise<false>((resolve) => setTimeout(() => resolve(false), GROUP_CHECK_MS)),
+      ]);
+      if (settled) break;
+    }
+    return { code };
+  } finally {
+    clearTimeout(killTimer);
+  }
 }
 
 /** How programs start: ELF (Linux, the BSDs), then Mach-O and universal binaries (macOS). */
