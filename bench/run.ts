@@ -5,16 +5,17 @@
  * vendors' clients (stripe-node, openai, @octokit/core, in bench/peers/) making the same four
  * requests. Started by `npm run bench`, which builds first and runs `node --expose-gc
  * bench/run.ts`; `npm run bench -- --short` is the quick mode CI runs to prove the harness still
- * works (its timings are too rough to compare).
+ * works (its timings are too rough to compare); `--only job` runs the job figures alone.
  *
  * It starts the loopback server (bench/server.ts) in a child process, measures per-request
- * cost, throughput, memory (bench/memory-job.ts children), cold start (bench/cold/ children)
- * and bundle size (bench/bundle.ts), prints a table, and writes bench/results.json
- * (bench/results-short.json in short mode). docs/performance.md explains every figure.
+ * cost, throughput, memory (bench/memory-job.ts children), cold start (bench/cold/ children),
+ * bundle size (bench/bundle.ts) and what a `secrets-vault run` job costs (bench/job.ts), prints
+ * tables, and writes bench/results.json (bench/results-short.json in short mode; with `--only
+ * job`, only the file's `job` entry is replaced). docs/performance.md explains every figure.
  */
 import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { SecretsVault } from '@secrets-vault/sdk';
 import ky from 'ky';
@@ -30,6 +31,7 @@ import {
   VAULT_ID,
 } from './fixtures.ts';
 import { markdownTable } from './fleet/report.ts';
+import { JOB_NAMES, JOB_TITLES, type JobResult, jobsSupported, measureJobs } from './job.ts';
 import { benchFile, formatNumber, median, now, quantile, runNode, startServer } from './lib.ts';
 import { httpCalls } from './peers/http.ts';
 import { kyHttpCalls } from './peers/ky-http.ts';
@@ -40,6 +42,8 @@ import { stripeCalls } from './peers/stripe.ts';
 
 const SHORT = process.argv.includes('--short');
 const MODE = SHORT ? 'short' : 'full';
+/** `--only job`: the job figures alone (the other parts take minutes, this one under one). */
+const ONLY = onlyPart(process.argv);
 
 /** How much of everything to do: the full run, or the short one that only proves it works. */
 const PLAN = SHORT
@@ -51,6 +55,7 @@ const PLAN = SHORT
       throughputRequests: 500,
       memoryCheckpoints: [100, 1_000],
       coldRuns: 2,
+      job: { rounds: 3, warmupRounds: 1, settleMs: 50 },
     }
   : {
       rounds: 40,
@@ -60,6 +65,7 @@ const PLAN = SHORT
       throughputRequests: 4_000,
       memoryCheckpoints: [10_000, 100_000],
       coldRuns: 20,
+      job: { rounds: 20, warmupRounds: 2, settleMs: 250 },
     };
 const CONCURRENCY = [16, 64] as const;
 
@@ -117,6 +123,18 @@ interface Figure {
   readonly browserOverKy?: number;
   /** Per-round values and their spread, for timings. */
   readonly detail?: Partial<Record<Name, { p25: number; p75: number; rounds: number[] }>>;
+}
+
+/** The part named by `--only <part>`, if any; only `job` can run alone. */
+function onlyPart(argv: readonly string[]): 'job' | undefined {
+  const index = argv.indexOf('--only');
+  if (index === -1) return undefined;
+  const part = argv[index + 1];
+  if (part !== 'job') {
+    console.error(`bench: --only takes a part that can run alone: job (got ${part ?? 'nothing'})`);
+    process.exit(2);
+  }
+  return part;
 }
 
 const gc = globalThis.gc;
@@ -360,9 +378,32 @@ function round(value: number): number {
 const figures: Figure[] = [];
 let bundles: BundleResult[] = [];
 let importOnly: { sdk: number; ky: number } | undefined;
+let jobResult: JobResult | undefined;
 
 try {
-  log(`server at ${base}; checking the answers`);
+  log(`server at ${base}`);
+  if (ONLY === undefined) await measureCalls();
+  if (jobsSupported()) {
+    log(
+      `job: ${PLAN.job.rounds} rounds of a raw script, secrets-vault run and run --exec, each starting a command`,
+    );
+    jobResult = await measureJobs({
+      baseUrl: base,
+      token: TOKEN,
+      vaultId: VALUES_VAULT_ID,
+      probe: { variable: 'SERVICE_0500_HOST', value: 'db-0500.internal.example.com' },
+      ...PLAN.job,
+    });
+  } else {
+    log(`job: skipped (it needs Linux, for /bin/sh and /proc; this is ${process.platform})`);
+  }
+} finally {
+  await server.stop();
+}
+
+/** The figures of single calls, throughput, memory, cold start and bundles. */
+async function measureCalls(): Promise<void> {
+  log('checking the answers');
   await verify();
 
   const perRequest = [
@@ -489,8 +530,6 @@ try {
       overRaw: {},
     });
   }
-} finally {
-  await server.stop();
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -522,24 +561,68 @@ const ratioTable = markdownTable(
   1,
 );
 
+// The job figures have contenders of their own (three ways to run one command): a table of their
+// own, values and ratios to the raw script side by side.
+const jobTable = jobResult
+  ? markdownTable(
+      ['Job figure', 'Unit', ...JOB_NAMES.map((name) => JOB_TITLES[name]), 'run/raw', 'exec/raw'],
+      [
+        [
+          'Job: time until the command starts, median',
+          'ms',
+          ...JOB_NAMES.map((name) => formatNumber(jobResult?.startMs[name].median ?? null, 1)),
+          ratio(jobResult.startOverRaw.run),
+          ratio(jobResult.startOverRaw.exec),
+        ],
+        [
+          'Job: time until the command starts, p75',
+          'ms',
+          ...JOB_NAMES.map((name) => formatNumber(jobResult?.startMs[name].p75 ?? null, 1)),
+          '—',
+          '—',
+        ],
+        [
+          'Job: resident while the command runs',
+          'MB',
+          ...JOB_NAMES.map((name) => formatNumber(jobResult?.residentMb[name].median ?? null, 1)),
+          ratio(jobResult.residentOverRaw.run),
+          ratio(jobResult.residentOverRaw.exec),
+        ],
+      ],
+      2,
+    )
+  : [];
+
 const seconds = (now() - started) / 1000;
 console.log('');
-for (const row of valueTable) console.log(row);
-console.log('');
-for (const row of ratioTable) console.log(row);
-console.log('');
+if (figures.length > 0) {
+  for (const row of valueTable) console.log(row);
+  console.log('');
+  for (const row of ratioTable) console.log(row);
+  console.log('');
+}
 if (importOnly) {
   console.log(
     `Import alone, over an empty process: SDK +${importOnly.sdk.toFixed(1)} ms, ky +${importOnly.ky.toFixed(1)} ms.`,
   );
 }
-console.log(
-  `Ratios are medians of per-round ratios (browser/ky: the SDK's browser build over ky alone).`,
-);
-console.log(
-  `Throughput rows are requests per second: a ratio below 1 there means fewer requests per second.`,
-);
-console.log(`The ky column of the one-call bundle row is the floor app: ky and zod/mini alone.`);
+if (figures.length > 0) {
+  console.log(
+    `Ratios are medians of per-round ratios (browser/ky: the SDK's browser build over ky alone).`,
+  );
+  console.log(
+    `Throughput rows are requests per second: a ratio below 1 there means fewer requests per second.`,
+  );
+  console.log(`The ky column of the one-call bundle row is the floor app: ky and zod/mini alone.`);
+}
+if (jobResult) {
+  if (figures.length > 0) console.log('');
+  for (const row of jobTable) console.log(row);
+  console.log('');
+  console.log(
+    `Jobs load ${VALUES_COUNT} values and start /bin/sh, which prints a line and execs sleep; resident: VmRSS of every process of the job but the command (0 with --exec: the command has the job's pid).`,
+  );
+}
 console.log(
   `Node ${process.version}, ${cpus} CPUs (load ${loadAtStart.toFixed(2)} at start), ${MODE} mode, ${seconds.toFixed(0)} s.` +
     (SHORT ? ' Short-mode timings are rough: they prove the harness runs, nothing more.' : ''),
@@ -588,9 +671,67 @@ const results = {
     inputs,
     problems,
   })),
+  job: jobEntry(),
 };
+
+/**
+ * The job figures as results.json keeps them, with the run they come from: with `--only job`
+ * they replace the `job` entry of the last run's file and nothing else, so they say their own.
+ */
+function jobEntry() {
+  if (jobResult === undefined) return null;
+  const figure = (
+    id: string,
+    label: string,
+    unit: string,
+    samples: JobResult['startMs'],
+    overRaw: JobResult['startOverRaw'],
+  ) => ({
+    id,
+    label,
+    unit,
+    values: Object.fromEntries(JOB_NAMES.map((name) => [name, samples[name].median])),
+    p75: Object.fromEntries(JOB_NAMES.map((name) => [name, samples[name].p75])),
+    overRaw,
+    detail: samples,
+  });
+  return {
+    measuredIn: ONLY === undefined ? `${MODE} run` : `${MODE} run, --only job`,
+    date: new Date().toISOString(),
+    node: process.version,
+    platform: `${process.platform} ${process.arch}`,
+    cpus,
+    cpuModel: os.cpus()[0]?.model ?? 'unknown',
+    loadAverage: { atStart: round(loadAtStart), atEnd: round(os.loadavg()[0] ?? 0) },
+    plan: PLAN.job,
+    contenders: JOB_TITLES,
+    commands: jobResult.commands,
+    figures: [
+      figure(
+        'job-start',
+        'Job: time until the command starts',
+        'ms',
+        jobResult.startMs,
+        jobResult.startOverRaw,
+      ),
+      figure(
+        'job-resident',
+        'Job: resident while the command runs',
+        'MB',
+        jobResult.residentMb,
+        jobResult.residentOverRaw,
+      ),
+    ],
+  };
+}
+
 const out = benchFile(SHORT ? './results-short.json' : './results.json');
-writeFileSync(out, `${JSON.stringify(results, null, 2)}\n`);
+// A run of one part keeps every other figure of the file as the last whole run left it.
+const kept =
+  ONLY !== undefined && existsSync(out)
+    ? { ...(JSON.parse(readFileSync(out, 'utf8')) as object), job: results.job }
+    : results;
+writeFileSync(out, `${JSON.stringify(kept, null, 2)}\n`);
 // Formatted as the repo's formatter wants it, so `npm run lint` stays clean after a run.
 spawnSync(benchFile('../node_modules/.bin/biome'), ['format', '--write', out], { stdio: 'ignore' });
 console.log(`Results written to ${out}`);
