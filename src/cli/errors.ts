@@ -10,7 +10,6 @@ import {
   SecretsVaultError,
 } from '../core/errors.js';
 import { isUnavailableStatus } from '../core/retry.js';
-import { FallbackError } from './fallback.js';
 
 /** @internal A failure to report in one line, with the exit code to leave with. */
 export class CommandError extends Error {
@@ -35,7 +34,7 @@ export const usageError = (message: string, command?: string): CommandError =>
  * EX_TEMPFAIL) from "fix the configuration" (77, EX_NOPERM; 2, usage; 1, anything else).
  */
 export function exitCodeOf(error: unknown): number {
-  if (error instanceof CommandError || error instanceof FallbackError) return error.exitCode;
+  if (error instanceof CommandError) return error.exitCode;
   if (error instanceof AuthenticationError || error instanceof PermissionDeniedError) return 77;
   return isOutage(error) ? 75 : 1;
 }
@@ -55,7 +54,7 @@ export function stayedUnavailable(milliseconds: number): string {
 
 /** @internal One line saying what went wrong: the SDK's messages never hold a token or a value. */
 export function describe(error: unknown): string {
-  if (error instanceof CommandError || error instanceof FallbackError) return error.message;
+  if (error instanceof CommandError) return error.message;
   if (error instanceof SecretsVaultError) {
     const where = error.method && error.path ? ` (${error.method} ${error.path})` : '';
     return `${error.name}: ${error.message.split('\n')[0]}${where}`;

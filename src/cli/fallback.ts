@@ -16,17 +16,12 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { MAX_RESPONSE_BYTES } from '../core/body.js';
+import { CommandError } from './errors.js';
 import { writeFileAtomically } from './files.js';
 
 /** @internal A snapshot that cannot be used, or written; `exitCode` is what the command exits with. */
-export class FallbackError extends Error {
+export class FallbackError extends CommandError {
   override name = 'FallbackError';
-  readonly exitCode: number;
-
-  constructor(message: string, exitCode: number) {
-    super(message);
-    this.exitCode = exitCode;
-  }
 }
 
 /** @internal What a snapshot must match to be used. */
