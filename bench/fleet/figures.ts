@@ -38,7 +38,7 @@ export interface FleetFigures {
   /** The jobs that failed, by error name. */
   readonly errors: Readonly<Record<string, number>>;
   /** The proxy's totals. */
-  readonly proxy: Omit<ProxyCounts, 'perJob'>;
+  readonly proxy: Omit<ProxyCounts, 'perJob' | 'timeline'>;
   /** The most ms a worker finished arming after the start instant (0 = every job in time). */
   readonly lateMs: number;
 }
@@ -61,7 +61,7 @@ export function figuresOf(
   const perJob = results.map((result) => counts.perJob[result.id] ?? 0);
   const jobs = results.length;
   const sum = (values: readonly number[]) => values.reduce((total, value) => total + value, 0);
-  const { perJob: _perJob, ...proxy } = counts;
+  const { perJob: _perJob, timeline: _timeline, ...proxy } = counts;
   const senders = (['node:http', 'fetch'] as const).filter((sender) => counts.senders[sender] > 0);
   return {
     scenario,

@@ -79,6 +79,8 @@ export interface Service {
   configure(fault: Fault, startAt: number): Promise<void>;
   /** The counts of the current scenario. */
   counts(): Promise<ProxyCounts>;
+  /** Replaces the whole value of the seeded secret `secret`, as its owner would. */
+  rotate(secret: string, value: Readonly<Record<string, string>>): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -110,6 +112,9 @@ export async function startService(): Promise<Service> {
       ask({ type: 'stats' }, 'stats', (reply) =>
         reply.type === 'stats' ? reply.counts : undefined,
       ) as Promise<ProxyCounts>,
+    rotate: async (secret, value) => {
+      await ask({ type: 'rotate', secret, value }, 'rotated', () => true);
+    },
     stop: () => stopChild(child),
   };
 }

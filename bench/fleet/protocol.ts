@@ -73,17 +73,30 @@ export interface ProxyCounts {
   readonly answered: Readonly<Record<string, number>>;
   /** HTTP requests by what sent them. */
   readonly senders: Readonly<Record<Sender, number>>;
-  /** HTTP requests per `x-fleet-job` header value. */
+  /**
+   * HTTP requests per job: the `x-fleet-job` header's value, or the `<id>` of a base URL's
+   * leading `/fleet-job/<id>` (for the command, which sends no header of ours).
+   */
   readonly perJob: Readonly<Record<string, number>>;
+  /** Every HTTP request that named its job: [ms since the start instant, job id], in order. */
+  readonly timeline: readonly (readonly [number, string])[];
   /** The most HTTP requests in any 1-second window. */
   readonly peakRequestsPerSecond: number;
   /** The most connection attempts (HTTP requests plus refused connections) in any 1-second window. */
   readonly peakAttemptsPerSecond: number;
 }
 
-/** Service → harness: the answer to {@link ConfigureMessage} or {@link StatsRequest}. */
+/** Harness → service: replaces one secret's whole value, as its owner would. */
+export interface RotateRequest {
+  readonly type: 'rotate';
+  readonly secret: string;
+  readonly value: Readonly<Record<string, string>>;
+}
+
+/** Service → harness: the answer to {@link ConfigureMessage}, {@link StatsRequest} or {@link RotateRequest}. */
 export type ServiceReply =
   | { readonly type: 'configured' }
+  | { readonly type: 'rotated' }
   | { readonly type: 'stats'; readonly counts: ProxyCounts };
 
 /** Which client the jobs run: the SDK, or the ideal client model. */

@@ -7,7 +7,9 @@
  *
  * It forks the service with its fault proxy (service.ts), then for each scenario forks the job
  * workers (worker.ts) twice, once for the SDK and once for the ideal model (ideal.ts), and
- * reads the proxy's counts; then it runs the package's command as real processes (command.ts).
+ * reads the proxy's counts; then it runs the package's command as real processes (command.ts),
+ * and last the rotation scenarios (rotation.ts): `run --watch` jobs through a rotation and an
+ * outage, and caches started together.
  * The SDK's jobs use the client as a job would, default sender included. It prints each
  * scenario's settings, the table of figures and the targets with PASS or FAIL, writes
  * bench/fleet-results.json (bench/fleet-results-short.json in short mode) and, in full mode,
@@ -23,6 +25,16 @@ import { type FleetFigures, figuresOf } from './figures.ts';
 import { cleanEnv, runFleet, type Service, startService, WORKERS } from './processes.ts';
 import { epochNow, type JobKind } from './protocol.ts';
 import { errorLines, figuresTable, settingsLines, verdictLines } from './report.ts';
+import {
+  type CacheResults,
+  cacheVerdicts,
+  measureCaches,
+  measureWatch,
+  rotationFigureLines,
+  rotationSettingsLines,
+  type WatchResults,
+  watchVerdicts,
+} from './rotation.ts';
 import { FULL_PLAN, SHORT_PLAN, sdkSettings, type Verdict } from './scenarios.ts';
 
 const SHORT = process.argv.includes('--short');
@@ -178,17 +190,26 @@ log(`${WORKERS} worker processes; starting the service and its fault proxy`);
 const service = await startService();
 let figures: FleetFigures[];
 let command: CommandResults;
+let watch: WatchResults;
+let caches: CacheResults;
 try {
   log(
     `proxy at ${service.ready.proxyUrl}, vault ${service.ready.vaultId} with ${service.ready.secrets} secrets`,
   );
   figures = await measureScenarios(service);
   command = await measureCommand(service);
+  watch = await measureWatch(service, PLAN.rotation, log);
+  caches = await measureCaches(service, PLAN.rotation, log);
 } finally {
   await service.stop();
 }
 
-const verdicts = [...scenarioVerdicts(figures), ...commandVerdicts(command)];
+const verdicts = [
+  ...scenarioVerdicts(figures),
+  ...commandVerdicts(command),
+  ...watchVerdicts(watch, PLAN.rotation),
+  ...cacheVerdicts(caches, PLAN.rotation),
+];
 const seconds = (epochNow() - started) / 1000;
 const date = new Date().toISOString();
 const machine = `Node ${process.version}, ${cpus} CPUs (${os.cpus()[0]?.model.trim() ?? 'unknown'}), ${process.platform} ${process.arch}, load ${loadAtStart.toFixed(2)} at start`;
@@ -202,6 +223,12 @@ const report = [
   'Jobs that did not come up, by error:',
   '',
   ...(errorLines(figures).length > 0 ? errorLines(figures) : ['- none']),
+  '',
+  'Rotation under a fleet:',
+  '',
+  ...rotationSettingsLines(PLAN.rotation),
+  '',
+  ...rotationFigureLines(watch, caches),
   '',
   `Targets (the SDK, with the settings above): ${passed} of ${verdicts.length} met.`,
   '',
@@ -259,6 +286,19 @@ const results = {
     },
     deadService: { ...command.deadService, ms: round(command.deadService.ms) },
     refusedToken: { ...command.refusedToken, ms: round(command.refusedToken.ms) },
+  },
+  rotation: {
+    plan: PLAN.rotation,
+    watch: {
+      ...watch,
+      upMs: round(watch.upMs),
+      restartMaxMs: round(watch.restartMaxMs),
+      restartP50Ms: round(watch.restartP50Ms),
+      pollsPerJobPerInterval: round(watch.pollsPerJobPerInterval),
+      watchSeconds: round(watch.watchSeconds),
+      meanPerSecond: round(watch.meanPerSecond),
+    },
+    caches: { ...caches, offsets: caches.offsets.map(round) },
   },
   verdicts,
 };

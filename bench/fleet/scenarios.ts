@@ -5,6 +5,7 @@
  */
 import type { FleetFigures } from './figures.ts';
 import type { Fault } from './protocol.ts';
+import type { RotationPlan } from './rotation.ts';
 
 /** One target: whether the SDK met it, and what was measured. */
 export interface Verdict {
@@ -79,6 +80,8 @@ export interface CommandPlan {
 export interface Plan {
   readonly scenarios: readonly Scenario[];
   readonly command: CommandPlan;
+  /** Rotation under a fleet: `run --watch` jobs and caches started together (rotation.ts). */
+  readonly rotation: RotationPlan;
 }
 
 const seconds = (ms: number | null) => (ms === null ? '—' : `${(ms / 1000).toFixed(2)} s`);
@@ -226,6 +229,15 @@ export const FULL_PLAN: Plan = {
     unauthorized(200, 150_000),
   ],
   command: { runs: 20, outageSeconds: 10, capMs: 10_000 + 60_000 },
+  rotation: {
+    watchJobs: 200,
+    intervalMs: 5_000,
+    graceMs: 2_000,
+    outageSeconds: 30,
+    cacheJobs: 200,
+    ttlMs: 5_000,
+    cacheSeconds: 15,
+  },
 };
 
 /** The short plan: the same scenarios, small and brief, to prove the harness runs. */
@@ -240,4 +252,13 @@ export const SHORT_PLAN: Plan = {
     unauthorized(20, 30_000),
   ],
   command: { runs: 3, outageSeconds: 2, capMs: 2_000 + 30_000 },
+  rotation: {
+    watchJobs: 20,
+    intervalMs: 5_000,
+    graceMs: 2_000,
+    outageSeconds: 8,
+    cacheJobs: 20,
+    ttlMs: 5_000,
+    cacheSeconds: 8,
+  },
 };

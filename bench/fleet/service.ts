@@ -30,6 +30,7 @@ import {
   epochNow,
   type Fault,
   type ProxyCounts,
+  type RotateRequest,
   type Sender,
   type ServiceReady,
   type ServiceReply,
@@ -37,6 +38,9 @@ import {
 } from './protocol.ts';
 
 const JOB_HEADER = 'x-fleet-job';
+// A job that cannot send a header of ours (the command) names itself in its base URL instead:
+// `<proxy>/fleet-job/<id>`; the proxy takes the prefix off before forwarding.
+const JOB_PREFIX = /^\/fleet-job\/([^/]+)(?=\/)/;
 // Node's fetch adds this header to every request; the SDK's node:http sender never sends it.
 const FETCH_HEADER = 'sec-fetch-mode';
 const HOP_BY_HOP = new Set([
@@ -68,7 +72,11 @@ const SEEDS = [
   { name: 'smtp', value: { host: 'smtp.internal', password: 'fleet-smtp-not-real' } },
   { name: 'feature-flags', value: { token: 'fleet-flags-not-real' } },
 ];
-for (const seed of SEEDS) await operator.secrets.create(vault.id, seed);
+const secretIds = new Map<string, string>();
+for (const seed of SEEDS) {
+  const created = await operator.secrets.create(vault.id, seed);
+  secretIds.set(seed.name, created.id);
+}
 
 // --- The fault proxy ------------------------------------------------------------------------
 
@@ -78,6 +86,7 @@ let startAt = epochNow();
 let requestTimes: number[] = [];
 let refusedTimes: number[] = [];
 let perJob: Record<string, number> = {};
+let timeline: [number, string][] = [];
 let senders: Record<Sender, number> = { 'node:http': 0, fetch: 0 };
 let forwarded = 0;
 let answered: Record<string, number> = {};
@@ -151,10 +160,23 @@ function forward(incoming: IncomingMessage, outgoing: ServerResponse, done = () 
 }
 
 function handle(incoming: IncomingMessage, outgoing: ServerResponse): void {
-  const at = epochNow() - startAt;
+  const instant = epochNow();
+  // A connection made before the outage is reset at its next request: every connection is.
+  if (inOutage(instant)) {
+    refusedTimes.push(instant - startAt);
+    incoming.socket.resetAndDestroy();
+    return;
+  }
+  const at = instant - startAt;
   requestTimes.push(at);
-  const job = incoming.headers[JOB_HEADER];
-  if (typeof job === 'string') perJob[job] = (perJob[job] ?? 0) + 1;
+  const prefixed = JOB_PREFIX.exec(incoming.url ?? '');
+  if (prefixed) incoming.url = (incoming.url ?? '').slice(prefixed[0].length);
+  const header = incoming.headers[JOB_HEADER];
+  const job = prefixed?.[1] ?? (typeof header === 'string' ? header : undefined);
+  if (job !== undefined) {
+    perJob[job] = (perJob[job] ?? 0) + 1;
+    timeline.push([at, job]);
+  }
   senders[FETCH_HEADER in incoming.headers ? 'fetch' : 'node:http'] += 1;
   switch (fault.kind) {
     case 'random503':
@@ -233,6 +255,7 @@ function counts(): ProxyCounts {
     answered,
     senders,
     perJob,
+    timeline,
     peakRequestsPerSecond: peakWindow(requestTimes),
     peakAttemptsPerSecond: peakWindow([...requestTimes, ...refusedTimes]),
   };
@@ -243,13 +266,14 @@ function reply(message: ServiceReply): void {
 }
 
 process.on('message', (raw) => {
-  const message = raw as ConfigureMessage | StatsRequest;
+  const message = raw as ConfigureMessage | StatsRequest | RotateRequest;
   if (message.type === 'configure') {
     fault = message.fault;
     startAt = message.startAt;
     requestTimes = [];
     refusedTimes = [];
     perJob = {};
+    timeline = [];
     senders = { 'node:http': 0, fetch: 0 };
     forwarded = 0;
     answered = {};
@@ -258,6 +282,17 @@ process.on('message', (raw) => {
     reply({ type: 'configured' });
   } else if (message.type === 'stats') {
     reply({ type: 'stats', counts: counts() });
+  } else if (message.type === 'rotate') {
+    // Straight to the mock, as the owner: the rotation is not one of the fleet's requests.
+    const secretId = secretIds.get(message.secret);
+    if (secretId === undefined) throw new Error(`fleet service: no secret ${message.secret}`);
+    operator.secrets.update(secretId, { value: message.value }).then(
+      () => reply({ type: 'rotated' }),
+      (error: unknown) => {
+        console.error(`fleet service: the rotation failed: ${String(error)}`);
+        process.exit(1);
+      },
+    );
   }
 });
 
