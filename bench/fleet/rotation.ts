@@ -203,7 +203,8 @@ export async function measureWatch(
     while (files.some((file) => startsOf(file).length < 2) && epochNow() < settleBy) {
       await sleep(200);
     }
-    // A second restart would show in the outage's count: the outage starts now.
+    // One more interval with the new values, for the poll counts and any second restart.
+    await sleep(plan.intervalMs);
     const watched = await service.counts();
     const afterRotation = files.map(startsOf);
     const restarts = afterRotation.map((starts) => starts.slice(1));
@@ -213,21 +214,21 @@ export async function measureWatch(
     ).length;
     const delays = restarts.flatMap((later) => later.map((start) => start.at - rotatedAt));
     const sorted = [...delays].sort((a, b) => a - b);
-    // The polls: every request after a job's first (its start-up load), up to now.
+    // The watch proper: from one interval after the last job was up (200 processes starting on
+    // a few CPUs delay every timer, the polls' too) to now, the rotation inside it.
+    const watchFrom = upMs + plan.intervalMs;
+    const watchTo = epochNow() - startAt;
     const byJob = new Map<string, number[]>();
-    for (const [at, job] of watched.timeline) byJob.set(job, [...(byJob.get(job) ?? []), at]);
+    for (const [at, job] of watched.timeline) {
+      if (at >= watchFrom && at < watchTo) byJob.set(job, [...(byJob.get(job) ?? []), at]);
+    }
     let jobsOnePerInterval = 0;
-    const polls: number[] = [];
+    const inWatch: number[] = [];
     for (const id of ids) {
       const times = byJob.get(id) ?? [];
-      const [first = 0, ...later] = times;
-      polls.push(...later);
-      if (onePerInterval(later, first + plan.intervalMs, plan.intervalMs)) jobsOnePerInterval += 1;
+      inWatch.push(...times);
+      if (onePerInterval(times, watchFrom, plan.intervalMs)) jobsOnePerInterval += 1;
     }
-    // The watch proper: from the first full interval after the start to now.
-    const watchFrom = plan.intervalMs;
-    const watchTo = epochNow() - startAt;
-    const inWatch = polls.filter((at) => at >= watchFrom && at < watchTo);
     const watchSeconds = (watchTo - watchFrom) / 1000;
     const meanPerSecond = inWatch.length / watchSeconds;
     const busiestSecond = peakWindow(inWatch, 1000);
@@ -384,11 +385,19 @@ export async function measureCaches(
   await service.configure({ kind: 'none' }, startAt);
   await sleep(Math.max(0, startAt - epochNow()));
   const endAt = startAt + plan.cacheSeconds * 1000;
-  while (epochNow() < endAt) {
-    const tick = epochNow();
-    await Promise.all(caches.map((cache) => cache.load(vaultId)));
-    await sleep(Math.max(0, READ_EVERY_MS - (epochNow() - tick)));
-  }
+  // Every cache loads at the instant, then reads every 200 ms on a clock of its own, as
+  // separate servers would: reads in lockstep would bunch the refreshes into 200 ms steps.
+  await Promise.all(
+    caches.map(async (cache) => {
+      await cache.load(vaultId);
+      await sleep(Math.random() * READ_EVERY_MS);
+      while (epochNow() < endAt) {
+        const tick = epochNow();
+        await cache.load(vaultId);
+        await sleep(Math.max(0, READ_EVERY_MS - (epochNow() - tick)));
+      }
+    }),
+  );
   const counts = await service.counts();
   const byJob = new Map<string, number[]>();
   for (const [at, job] of counts.timeline) byJob.set(job, [...(byJob.get(job) ?? []), at]);
