@@ -4,11 +4,17 @@
  */
 import { parseDuration } from '../core/env.js';
 import type { StartupOptions } from '../resources/secrets.js';
-import type { CommandContext, Flag, FlagValues } from './command.js';
+import type { Command, CommandContext, Flag, FlagValues } from './command.js';
 import { usageError } from './errors.js';
 
 /** @internal `--vault <id>`: the vault every command reads. */
 export const VAULT: Flag = { name: 'vault', type: 'string' };
+
+/**
+ * @internal `--format <format>`: how a command prints what it read. Each command that takes it
+ * checks the value against its own formats (`export`: dotenv, shell, json; `ls`: text, json).
+ */
+export const FORMAT: Flag = { name: 'format', type: 'string' };
 
 /** @internal `--prefix <P>`: prepended to every variable name (`ls` accepts it undocumented). */
 export const PREFIX: Flag = { name: 'prefix', type: 'string' };
@@ -55,21 +61,30 @@ export type SharedValues = Pick<CommandContext, 'vaultId' | 'prefix' | 'startup'
  *
  * @throws {CommandError} a usage error naming the flag
  */
-export function readSharedFlags(values: FlagValues, command: string): SharedValues {
+export function readSharedFlags(values: FlagValues, command: Command): SharedValues {
+  // A command that reads no vault (`mock` serves one) does not take `--vault`: its context's
+  // `vaultId` is empty, and a `--vault`, `--prefix` or `--wait` given to it is refused by the
+  // check that a flag belongs to the command, naming the commands that take it.
+  if (!command.flags.some(({ flag }) => flag === VAULT)) {
+    return { vaultId: '', prefix: '', startup: {} };
+  }
   const vaultId = values.string(VAULT);
   if (vaultId === undefined || vaultId === '') {
-    throw usageError('--vault <id> is required', command);
+    throw usageError('--vault <id> is required', command.name);
   }
   const prefix = values.string(PREFIX) ?? '';
   if (!/^[A-Za-z0-9_]*$/.test(prefix)) {
-    throw usageError('--prefix may hold only letters, digits and _', command);
+    throw usageError('--prefix may hold only letters, digits and _', command.name);
   }
   const startup: StartupOptions = {};
   const waitText = values.string(WAIT);
   if (waitText !== undefined) {
     const wait = parseDuration(waitText);
     if (wait === undefined) {
-      throw usageError('--wait takes a duration such as 500ms, 90s, 2m, or milliseconds', command);
+      throw usageError(
+        '--wait takes a duration such as 500ms, 90s, 2m, or milliseconds',
+        command.name,
+      );
     }
     Object.assign(startup, { wait });
   }

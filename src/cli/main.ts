@@ -91,7 +91,7 @@ async function dispatch(argv: readonly string[]): Promise<number> {
     throw usageError(`unexpected argument '${parsed.positionals[0]}'`, name);
   }
   const flagValues = readValues(values);
-  const shared = readSharedFlags(flagValues, name);
+  const shared = readSharedFlags(flagValues, command);
   for (const flag of FLAGS) {
     if (values[flag.name] !== undefined && !takes(command, flag)) {
       throw usageError(`--${flag.name} belongs to ${ownersOf(flag)}`, name);

@@ -2,6 +2,7 @@
 import type { Command } from '../command.js';
 import { exportCommand } from './export.js';
 import { lsCommand } from './ls.js';
+import { mockCommand } from './mock.js';
 import { runCommand } from './run.js';
 
 /**
@@ -9,4 +10,4 @@ import { runCommand } from './run.js';
  * flag-ownership check and the top-level help are derived from this list: adding a command here
  * is all it takes to make it known.
  */
-export const COMMANDS: readonly Command[] = [runCommand, exportCommand, lsCommand];
+export const COMMANDS: readonly Command[] = [runCommand, exportCommand, lsCommand, mockCommand];
