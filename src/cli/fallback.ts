@@ -192,7 +192,10 @@ function readSnapshotFile(file: string): Buffer {
   } catch (error) {
     const code = codeOf(error);
     throw code === 'ENOENT'
-      ? new FallbackError(`no snapshot at ${file} yet (none was written by a good load)`, 75)
+      ? new FallbackError(
+          `no snapshot at ${file} yet (none was written by a good load or by export --format snapshot)`,
+          75,
+        )
       : new FallbackError(`cannot read the snapshot ${file}: ${code}`, 1);
   }
   try {

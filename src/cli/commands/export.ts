@@ -1,25 +1,32 @@
 /**
  * `secrets-vault export`: the vault's secrets as environment variables, printed or written to a
- * file, for the readers that load them (a dotenv file, a shell's `eval`, JSON).
+ * file, for the readers that load them (a dotenv file, a shell's `eval`, JSON), or written as the
+ * encrypted snapshot `run --fallback` starts from.
  */
+import { readEnv } from '../../core/env.js';
 import { toEnv } from '../../startup/to-env.js';
 import { newClient } from '../client.js';
 import type { Command, Flag } from '../command.js';
 import { EnvFormatError, formatDotenv, formatShell } from '../dotenv.js';
 import { CommandError, usageError } from '../errors.js';
+import { FALLBACK_KEY_VARIABLE, readFallbackKey, writeSnapshot } from '../fallback.js';
 import { writeFileAtomically } from '../files.js';
-import { PREFIX, VAULT, WAIT, WAIT_HELP } from '../flags.js';
+import { FORMAT, PREFIX, VAULT, WAIT, WAIT_HELP } from '../flags.js';
+import { loadForRun } from '../load.js';
 
-const FORMAT: Flag = { name: 'format', type: 'string' };
 const OUTPUT: Flag = { name: 'output', type: 'string' };
 
-/** @internal `secrets-vault export --vault <id> --format dotenv|shell|json [options]`. */
+/** @internal `secrets-vault export --vault <id> --format dotenv|shell|json|snapshot [options]`. */
 export const exportCommand: Command = {
   name: 'export',
   summary: "print (or write) the vault's secrets as environment variables",
-  synopsis: ['--vault <id> --format dotenv|shell|json [--output F] [--wait D]'],
+  synopsis: [
+    '--vault <id> --format dotenv|shell|json [--output F] [--wait D]',
+    '--vault <id> --format snapshot --output F [--wait D]',
+  ],
   usage: `Usage: secrets-vault export --vault <id> --format dotenv|shell|json
                               [--output <file>] [--wait D]
+       secrets-vault export --vault <id> --format snapshot --output <file> [--wait D]
 `,
   description: `Prints the vault's secrets as environment variables on stdout, or writes them to a
 file: dotenv lines that node --env-file, the dotenv package and a shell sourcing
@@ -27,10 +34,17 @@ the file (set -a; . ./.env) all read back exactly, with no value able to make a
 shell run anything (a value no quoting can carry for all three is refused, naming
 its variable); export lines for eval "$(secrets-vault export --format shell ...)";
 or one JSON object.
+
+--format snapshot writes the encrypted snapshot that run --fallback <file> reads
+(key in SECRETS_VAULT_FALLBACK_KEY, bound to the vault and to the origin of
+SECRETS_VAULT_BASE_URL, with the vault:// references of this environment resolved),
+so that a job can start from it with run --fallback <file> --fallback-only, or
+through an outage before its first good load. It is never printed: --output is
+required, and --prefix belongs to run.
 `,
   flags: [
     { flag: VAULT, help: '  --vault <id>       the vault to load (required)\n' },
-    { flag: FORMAT, help: '  --format <format>  dotenv, shell or json (required)\n' },
+    { flag: FORMAT, help: '  --format <format>  dotenv, shell, json or snapshot (required)\n' },
     {
       flag: OUTPUT,
       help: `  --output <file>    write to <file> instead of stdout: created with mode 0600 (never
@@ -43,11 +57,30 @@ or one JSON object.
   async action(context) {
     const { vaultId, prefix, startup } = context;
     const format = context.string(FORMAT);
-    if (format !== 'dotenv' && format !== 'shell' && format !== 'json') {
-      throw usageError('--format must be dotenv, shell or json', 'export');
+    if (format !== 'dotenv' && format !== 'shell' && format !== 'json' && format !== 'snapshot') {
+      throw usageError('--format must be dotenv, shell, json or snapshot', 'export');
     }
     const output = context.string(OUTPUT);
     if (output === '') throw usageError('--output takes a file', 'export');
+    if (format === 'snapshot') {
+      // Encrypted or not, a snapshot is not for a terminal or a log: it only ever goes to a file.
+      if (output === undefined) {
+        throw usageError('--format snapshot needs --output <file>', 'export');
+      }
+      // `run` applies its own --prefix to what the snapshot holds.
+      if (prefix !== '') {
+        throw usageError(
+          '--prefix cannot be used with --format snapshot: give it to run',
+          'export',
+        );
+      }
+      const key = readFallbackKey(process.env[FALLBACK_KEY_VARIABLE]);
+      const client = newClient();
+      // The client has checked the base URL: the snapshot is bound to the service it names.
+      const origin = new URL(readEnv('SECRETS_VAULT_BASE_URL') ?? '').origin;
+      writeSnapshot(output, key, origin, await loadForRun(client, vaultId, startup));
+      return 0;
+    }
     const client = newClient();
     // A plain copy: `toEnv` keeps the printing safe, and this is the one place meant to print.
     const variables = { ...toEnv(await client.secrets.load(vaultId, startup), { prefix }) };

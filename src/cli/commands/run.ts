@@ -39,6 +39,7 @@ import { loadForRun } from '../load.js';
 const OVERRIDE: Flag = { name: 'override', type: 'boolean' };
 const FALLBACK: Flag = { name: 'fallback', type: 'string' };
 const FALLBACK_MAX_AGE: Flag = { name: 'fallback-max-age', type: 'string' };
+const FALLBACK_ONLY: Flag = { name: 'fallback-only', type: 'boolean' };
 const KEEP_TOKEN: Flag = { name: 'keep-token', type: 'boolean' };
 const ALLOW_VAR: Flag = { name: 'allow-var', type: 'string', multiple: true };
 const EXEC: Flag = { name: 'exec', type: 'boolean' };
@@ -65,12 +66,13 @@ export const runCommand: Command = {
   name: 'run',
   summary: "run a command with the vault's secrets in its environment",
   synopsis: [
-    '--vault <id> [--prefix P] [--override] [--wait D] [--fallback F]',
+    '--vault <id> [--prefix P] [--override] [--wait D] [--fallback F [--fallback-only]]',
     '[--fallback-max-age D] [--keep-token] [--allow-var NAME]... [--exec]',
     '[--watch [--watch-interval D] [--grace D]] -- <command> [args...]',
   ],
   usage: `Usage: secrets-vault run --vault <id> [--prefix P] [--override] [--wait D]
-                           [--fallback <file>] [--fallback-max-age D] [--keep-token]
+                           [--fallback <file> [--fallback-only]] [--fallback-max-age D]
+                           [--keep-token]
                            [--allow-var NAME]... [--exec]
                            [--watch [--watch-interval D] [--grace D]]
                            -- <command> [args...]
@@ -127,6 +129,15 @@ with --allow-var; vault values are never resolved as references.
                  never start from a snapshot saved longer ago than this: 90s, 2m,
                  24h, or milliseconds (default: SECRETS_VAULT_FALLBACK_MAX_AGE,
                  else no limit)
+`,
+    },
+    {
+      flag: FALLBACK_ONLY,
+      help: `  --fallback-only
+                 start from the --fallback snapshot without contacting the service
+                 at all (one written by a good run, or by export --format
+                 snapshot), saying so with its age; never rewrites it. Not with
+                 --watch, which needs the service.
 `,
     },
     { flag: KEEP_TOKEN, help: "  --keep-token   give the command the job's SECRETS_VAULT_TOKEN\n" },
@@ -197,6 +208,16 @@ with --allow-var; vault values are never resolved as references.
     if (maxAge !== undefined && file === undefined) {
       throw usageError('--fallback-max-age needs --fallback', 'run');
     }
+    const only = context.boolean(FALLBACK_ONLY);
+    if (only && file === undefined) {
+      throw usageError('--fallback-only needs --fallback <file>', 'run');
+    }
+    if (only && context.boolean(WATCH)) {
+      throw usageError(
+        '--fallback-only cannot be used with --watch: a watch needs the service',
+        'run',
+      );
+    }
     const fallback =
       file === undefined
         ? undefined
@@ -204,6 +225,7 @@ with --allow-var; vault values are never resolved as references.
             file,
             key: readFallbackKey(process.env[FALLBACK_KEY_VARIABLE]),
             maxAge: fallbackMaxAge(maxAge),
+            only,
           };
     const allowed = context.strings(ALLOW_VAR);
     const badName = allowed.find((name) => !/^[A-Za-z_][A-Za-z0-9_]*$/.test(name));
@@ -241,6 +263,8 @@ interface Fallback {
   readonly file: string;
   readonly key: Buffer;
   readonly maxAge: SnapshotExpectation['maxAge'];
+  /** `--fallback-only`: start from the snapshot without a request to the service. */
+  readonly only: boolean;
 }
 
 const FALLBACK_MAX_AGE_VARIABLE = 'SECRETS_VAULT_FALLBACK_MAX_AGE';
@@ -325,9 +349,11 @@ async function run(context: CommandContext, options: RunOptions): Promise<number
   const origin = new URL(readEnv('SECRETS_VAULT_BASE_URL') ?? '').origin;
   const started = performance.now();
   let loaded: Snapshot;
-  let fromSnapshot = false;
+  let fromSnapshot = fallback?.only === true;
   try {
-    loaded = await loadForRun(client, vaultId, context.startup);
+    loaded = fallback?.only
+      ? snapshotOnly(fallback, { vaultId, origin, maxAge: fallback.maxAge })
+      : await loadForRun(client, vaultId, context.startup);
   } catch (error) {
     // Only an outage falls back: a refused token or a deleted vault is a verdict to act on.
     if (fallback === undefined || !isOutage(error)) throw error;
@@ -404,6 +430,19 @@ async function run(context: CommandContext, options: RunOptions): Promise<number
       return { env: nextEnv, keep: () => keepSnapshot(next) };
     },
   });
+}
+
+/**
+ * `--fallback-only`: the snapshot, read without a single request to the service, and the line
+ * that says so. A snapshot that cannot be used exits as it does through an outage (75 when none
+ * was written yet or it is too old, 1 when it is damaged, from another key, service or vault).
+ */
+function snapshotOnly(fallback: Fallback, expected: SnapshotExpectation): Snapshot {
+  const snapshot = readSnapshot(fallback.file, fallback.key, expected);
+  process.stderr.write(
+    `secrets-vault: starting from the snapshot ${fallback.file} (--fallback-only), saved ${describeAge(snapshot.savedAt)} ago\n`,
+  );
+  return snapshot;
 }
 
 /** The environment a command is started with. */
