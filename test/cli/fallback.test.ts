@@ -11,8 +11,7 @@ import { symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { SecretsVault } from '../../src/index.js';
-import { finished, type Result, useCommand } from './harness.js';
+import { finished, jobVaults, type Result, useCommand } from './harness.js';
 
 const KEY = randomBytes(32).toString('base64');
 const VALUES_PATH = '/v1/vaults/:vaultId/secrets/values';
@@ -26,26 +25,19 @@ let snapshot: string;
 let hostile: Record<string, string>;
 
 beforeEach(async (context) => {
-  mock.reset();
-  mock.faults.clear();
-  const operator = new SecretsVault({
-    baseUrl: command.served.url,
-    token: mock.principals.owner.token,
-  });
-  const other = await operator.vaults.create({ name: 'other' });
-  otherVaultId = other.id;
-  await operator.secrets.create(other.id, { name: 'db', value: { password: 'other-vault-pw' } });
+  const vaults = await jobVaults(command);
+  const { operator } = vaults;
+  otherVaultId = vaults.otherVaultId;
+  vaultId = vaults.vaultId;
   hostile = {
     quotes: `it's "quoted" $(touch ${join(command.directory, 'pwned')}) \`id\` $HOME \\n`,
     newlines: 'line one\nline two\r\nline three\n',
     escapes: '\u001b]0;pwned\u0007\u001b[2J\u001b[31mred',
-    reference: `vault://${other.id}/db/password`,
+    reference: `vault://${otherVaultId}/db/password`,
     // 64 KiB, then a mark to look for.
     large: `${'0123456789abcdef'.repeat(4096)}large-end-mark`,
   };
-  const vault = await operator.vaults.create({ name: 'job' });
-  vaultId = vault.id;
-  await operator.secrets.create(vault.id, { name: 'app', value: hostile });
+  await operator.secrets.create(vaultId, { name: 'app', value: hostile });
   snapshot = join(command.directory, `${context.task.id}.snapshot`);
 });
 

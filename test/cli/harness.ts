@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import { afterAll, beforeAll } from 'vitest';
+import { SecretsVault } from '../../src/index.js';
 import { createVaultMock, type VaultMock } from '../../src/mock/index.js';
 import { type ServedVaultMock, serveVaultMock } from '../../src/mock/node.js';
 
@@ -139,4 +140,28 @@ export function untilOutput(
       if (seen.includes(text)) resolve();
     });
   });
+}
+
+/** What {@link jobVaults} made: an owner's client, the job's vault and another one. */
+export interface JobVaults {
+  readonly operator: SecretsVault;
+  /** The vault the job loads, empty: each suite puts its own secrets in it. */
+  readonly vaultId: string;
+  /** Another vault, with `db.password` = `other-vault-pw`: what a reference may point into. */
+  readonly otherVaultId: string;
+}
+
+/** Resets the suite's mock (faults too) and makes the two vaults the fallback suites start from. */
+export async function jobVaults(command: CommandContext): Promise<JobVaults> {
+  const { mock } = command;
+  mock.reset();
+  mock.faults.clear();
+  const operator = new SecretsVault({
+    baseUrl: command.served.url,
+    token: mock.principals.owner.token,
+  });
+  const other = await operator.vaults.create({ name: 'other' });
+  await operator.secrets.create(other.id, { name: 'db', value: { password: 'other-vault-pw' } });
+  const vault = await operator.vaults.create({ name: 'job' });
+  return { operator, vaultId: vault.id, otherVaultId: other.id };
 }

@@ -8,8 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { SecretsVault } from '../../src/index.js';
-import { type Result, useCommand } from './harness.js';
+import { jobVaults, type Result, useCommand } from './harness.js';
 
 // Values a vault editor might write to reach the job's shell, its other vaults or its output.
 const HOSTILE = {
@@ -32,28 +31,21 @@ let otherVaultId: string;
 let snapshot: string;
 
 beforeEach(async (context) => {
-  mock.reset();
-  mock.faults.clear();
-  const operator = new SecretsVault({
-    baseUrl: command.served.url,
-    token: mock.principals.owner.token,
-  });
-  const other = await operator.vaults.create({ name: 'other' });
-  otherVaultId = other.id;
-  await operator.secrets.create(other.id, { name: 'db', value: { password: 'other-vault-pw' } });
-  const vault = await operator.vaults.create({ name: 'job' });
-  vaultId = vault.id;
-  await operator.secrets.create(vault.id, { name: 'app', value: HOSTILE });
-  await operator.secrets.create(vault.id, {
+  const vaults = await jobVaults(command);
+  const { operator } = vaults;
+  otherVaultId = vaults.otherVaultId;
+  vaultId = vaults.vaultId;
+  await operator.secrets.create(vaultId, { name: 'app', value: HOSTILE });
+  await operator.secrets.create(vaultId, {
     name: HOSTILE_NAME,
     value: { [HOSTILE_KEY]: 'odd-name-value' },
   });
   // Names that collide with what printing and serialising look up.
-  await operator.secrets.create(vault.id, { name: 'toJSON', value: { toJSON: 'json-value' } });
+  await operator.secrets.create(vaultId, { name: 'toJSON', value: { toJSON: 'json-value' } });
   // A value that names another vault: it is data, never resolved, from the service or a snapshot.
-  await operator.secrets.create(vault.id, {
+  await operator.secrets.create(vaultId, {
     name: 'pivot',
-    value: { ref: `vault://${other.id}/db/password` },
+    value: { ref: `vault://${otherVaultId}/db/password` },
   });
   snapshot = join(command.directory, `${context.task.id}.snapshot`);
 });

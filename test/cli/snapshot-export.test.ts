@@ -8,8 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { SecretsVault } from '../../src/index.js';
-import { type Result, useCommand } from './harness.js';
+import { jobVaults, type Result, useCommand } from './harness.js';
 
 // Values a vault editor might write to reach the job's shell, its other vaults or its output.
 const HOSTILE = {
@@ -28,22 +27,15 @@ let otherVaultId: string;
 let snapshot: string;
 
 beforeEach(async (context) => {
-  mock.reset();
-  mock.faults.clear();
-  const operator = new SecretsVault({
-    baseUrl: command.served.url,
-    token: mock.principals.owner.token,
-  });
-  const other = await operator.vaults.create({ name: 'other' });
-  otherVaultId = other.id;
-  await operator.secrets.create(other.id, { name: 'db', value: { password: 'other-vault-pw' } });
-  const vault = await operator.vaults.create({ name: 'job' });
-  vaultId = vault.id;
-  await operator.secrets.create(vault.id, { name: 'app', value: HOSTILE });
+  const vaults = await jobVaults(command);
+  const { operator } = vaults;
+  otherVaultId = vaults.otherVaultId;
+  vaultId = vaults.vaultId;
+  await operator.secrets.create(vaultId, { name: 'app', value: HOSTILE });
   // A value that names another vault: data, never resolved, from the service or a snapshot.
-  await operator.secrets.create(vault.id, {
+  await operator.secrets.create(vaultId, {
     name: 'pivot',
-    value: { ref: `vault://${other.id}/db/password` },
+    value: { ref: `vault://${otherVaultId}/db/password` },
   });
   snapshot = join(command.directory, `${context.task.id}.snapshot`);
 });
