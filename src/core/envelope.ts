@@ -5,8 +5,7 @@
  * throws: callers turn what is found into the right error with the details of their call.
  */
 import * as z from 'zod/mini';
-import type { ValidationIssue } from './errors.js';
-import { check, checkItems } from './validation.js';
+import { check, checkItems, type ValidationIssue } from './validation.js';
 
 /** What a route answers with on success. */
 export type Expected<T> =

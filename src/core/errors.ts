@@ -7,6 +7,11 @@
  */
 import { readFailureEnvelope } from './envelope.js';
 import { escapeControlCharacters, scrubServerText } from './redaction.js';
+import type { ValidationIssue } from './validation.js';
+
+// Defined with the checks that report it, below this file and the envelope reader, so neither
+// imports the other back; exported here too, beside the errors that carry it.
+export type { ValidationIssue } from './validation.js';
 
 /**
  * What every error produced by a call says about that call, whatever went wrong: which route,
@@ -321,14 +326,6 @@ export class APIUserAbortError extends SecretsVaultError {
   ) {
     super(message, options);
   }
-}
-
-/** One rule that a value broke, located by its path in the request or response. */
-export interface ValidationIssue {
-  /** Where the value sits, such as `['value', 'password']` or `['data', 3, 'created_at']`. */
-  readonly path: ReadonlyArray<string | number>;
-  /** What was expected, written for people; never the value itself. */
-  readonly message: string;
 }
 
 /**

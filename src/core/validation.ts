@@ -3,8 +3,15 @@
  * inputs are secret values as often as not.
  */
 import * as z from 'zod/mini';
-import type { ValidationIssue } from './errors.js';
 import { acceptsAtOnce } from './fast-accept.js';
+
+/** One rule that a value broke, located by its path in the request or response. */
+export interface ValidationIssue {
+  /** Where the value sits, such as `['value', 'password']` or `['data', 3, 'created_at']`. */
+  readonly path: ReadonlyArray<string | number>;
+  /** What was expected, written for people; never the value itself. */
+  readonly message: string;
+}
 
 /** The most bytes a POST or PATCH body may have: the service accepts at most 1 MB. */
 export const MAX_BODY_BYTES = 1_000_000;

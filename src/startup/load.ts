@@ -4,12 +4,23 @@
  */
 import { SecretsSchemaError, type ValidationIssue } from '../core/errors.js';
 import { scrubServerText, sensitiveStrings } from '../core/redaction.js';
-import type { SecretValue, SecretWithValue } from '../resources/secrets.js';
 import { redactWhenPrinted } from './redacted.js';
 import type { StandardSchemaV1 } from './standard-schema.js';
 
-/** The secrets of a vault keyed by name, each its value object: what `load` gives without a schema. */
-export type LoadedSecrets = Record<string, SecretValue>;
+/**
+ * The secrets of a vault keyed by name, each its value (names mapped to string values): what
+ * `load` gives without a schema.
+ */
+export type LoadedSecrets = Record<string, Record<string, string>>;
+
+/**
+ * @internal What loading reads of a secret: its name and its value. Declared here rather than
+ * imported from the resource, which calls down into this file.
+ */
+export interface NamedValue {
+  readonly name: string;
+  readonly value: Readonly<Record<string, string>>;
+}
 
 /** What `load` resolves to: the schema's output, or {@link LoadedSecrets} without one. */
 export type LoadResult<Schema extends StandardSchemaV1 | undefined> =
@@ -21,7 +32,7 @@ export type LoadResult<Schema extends StandardSchemaV1 | undefined> =
  * @throws {SecretsSchemaError} when two secrets share a name, or the schema rejects the record
  */
 export async function buildLoaded(
-  secrets: readonly SecretWithValue[],
+  secrets: readonly NamedValue[],
   schema: StandardSchemaV1 | undefined,
 ): Promise<unknown> {
   const counts = new Map<string, number>();

@@ -4,7 +4,7 @@
  * value itself. Each part is percent-encoded, so names with `/` or spaces can be referenced.
  */
 import { SecretReferenceError } from '../core/errors.js';
-import type { SecretWithValue } from '../resources/secrets.js';
+import type { NamedValue } from './load.js';
 
 const SCHEME = 'vault://';
 // Vaults read at once: enough to overlap round trips, few enough that a config with references
@@ -72,7 +72,7 @@ export function referencedVault(text: string): string | undefined {
  */
 export async function resolveReferences<Values extends Record<string, string | undefined>>(
   record: Values,
-  fetchValues: (vaultId: string) => Promise<readonly Pick<SecretWithValue, 'name' | 'value'>[]>,
+  fetchValues: (vaultId: string) => Promise<readonly NamedValue[]>,
 ): Promise<{ [Key in keyof Values]: Values[Key] }> {
   const references = new Map<string, Reference>();
   for (const value of Object.values(record)) {
