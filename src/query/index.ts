@@ -12,9 +12,8 @@ export {
   type CreateQueryOptionsOptions,
   createQueryOptions,
   type SecretsVaultQueries,
-  shouldDehydrateMutation,
-  shouldDehydrateQuery,
 } from './create-query-options.js';
+export { shouldDehydrateMutation, shouldDehydrateQuery } from './dehydrate.js';
 export { queryRetry } from './retry.js';
 export type {
   ListMethod,

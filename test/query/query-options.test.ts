@@ -519,6 +519,65 @@ describe('mutations', () => {
     await expect(client.vaults.get(vault.id)).rejects.toBeInstanceOf(NotFoundError);
   });
 
+  it('binds two ids in the order the client method takes them, and invalidates by the first', async () => {
+    const client = newClient();
+    const [vault] = await createVaults(client, 1);
+    if (vault === undefined) throw new Error('no vault');
+    const added = await client.vaults.members.create(vault.id, {
+      user_id: mock.principals.member.userId ?? '',
+      role: 'member',
+    });
+    requests.length = 0;
+    const q = createQueryOptions(client);
+    const queryClient = newQueryClient();
+    const list = q.vaults.members.list.queryOptions(vault.id);
+    await queryClient.fetchQuery(list);
+
+    const update = new MutationObserver(
+      queryClient,
+      q.vaults.members.update.mutationOptions(vault.id, added.id),
+    );
+    expect(update.options.mutationKey).toEqual([
+      'secrets-vault',
+      'vaults',
+      'members',
+      'update',
+      vault.id,
+      added.id,
+    ]);
+    expect(update.options.meta).toEqual({
+      invalidates: [q.vaults.members.list.key(vault.id), q.audit.key()],
+    });
+    const updated = await update.mutate({ role: 'editor' });
+
+    expect(updated).toEqual({ id: added.id, vault_id: vault.id, role: 'editor' });
+    expect(requestsTo('PATCH', `/v1/vaults/${vault.id}/members/${added.id}`)).toHaveLength(1);
+    expect(queryClient.getQueryState(list.queryKey)?.isInvalidated).toBe(true);
+  });
+
+  it('binds the vault id of a member delete and takes the member id as variables', async () => {
+    const client = newClient();
+    const [vault] = await createVaults(client, 1);
+    if (vault === undefined) throw new Error('no vault');
+    const added = await client.vaults.members.create(vault.id, {
+      user_id: mock.principals.member.userId ?? '',
+      role: 'member',
+    });
+    requests.length = 0;
+    const q = createQueryOptions(client);
+    const remove = new MutationObserver(
+      newQueryClient(),
+      q.vaults.members.delete.mutationOptions(vault.id),
+    );
+    expect(remove.options.meta).toEqual({
+      invalidates: [q.vaults.members.list.key(vault.id), q.audit.key()],
+    });
+
+    await remove.mutate(added.id);
+
+    expect(requestsTo('DELETE', `/v1/vaults/${vault.id}/members/${added.id}`)).toHaveLength(1);
+  });
+
   it('runs the options’ onSuccess (the invalidation) before the onSuccess given to mutate()', async () => {
     const client = newClient();
     const q = createQueryOptions(client);
