@@ -1,8 +1,9 @@
 /**
  * Signals reach the command of `secrets-vault run` exactly once, whoever sends them: to the
  * job's whole process group (a CI runner cancelling a step, without a terminal), to
- * `secrets-vault` alone, or from a terminal (Ctrl-C). Real child processes, real signals, a
- * real pseudo-terminal (util-linux `script`); the command records each signal to a file.
+ * `secrets-vault` alone, or from a terminal (Ctrl-C, Ctrl-Z). Real child processes, real
+ * signals, a real pseudo-terminal (util-linux `script`) and a real job-control shell (bash); the
+ * command records each signal to a file.
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -11,7 +12,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { SecretsVault } from '../../src/index.js';
-import { finished, nodeRunning, useCommand } from './harness.js';
+import { finished, nodeRunning, untilOutput, useCommand } from './harness.js';
 
 const command = useCommand();
 const { mock } = command;
@@ -26,7 +27,7 @@ const SETTLE_MS = 500;
 const RECORDER = `
   const { appendFileSync } = require('node:fs');
   const file = process.argv[1];
-  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGQUIT']) {
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGQUIT', 'SIGWINCH']) {
     process.on(signal, () => {
       appendFileSync(file, signal + '\\n');
       if (signal === 'SIGTERM') setTimeout(() => process.exit(0), ${SETTLE_MS});
@@ -37,7 +38,8 @@ const RECORDER = `
 
 /**
  * The command: a recorder that starts another (its own child, in its process group), then
- * prints `ready <its pid> <its child's pid> <whether it is in the terminal's foreground group>`.
+ * prints `ready <its pid> <its child's pid> <its parent's pid> <its own group>`, and after that,
+ * `read <line>` for each line it reads on stdin.
  */
 const COMMAND = `${RECORDER}
   const child = require('node:child_process').spawn(
@@ -46,8 +48,10 @@ const COMMAND = `${RECORDER}
   );
   child.stdout.once('data', () => {
     const stat = require('node:fs').readFileSync('/proc/self/stat', 'utf8');
-    const [, , pgrp, , , tpgid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    console.log('ready ' + process.pid + ' ' + child.pid + ' ' + (pgrp === tpgid));
+    const [, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    console.log(['ready', process.pid, child.pid, process.ppid, pgrp].join(' '));
+    require('node:readline').createInterface({ input: process.stdin })
+      .on('line', (line) => console.log('read ' + line));
   });
 `;
 
@@ -96,19 +100,32 @@ function recorded(): { command: string[]; child: string[] } {
   return { command: read(files.command), child: read(files.child) };
 }
 
-/** What the command said once ready: its pid, its child's, and whether it has the terminal. */
-async function ready(child: ChildProcess): Promise<{ pids: number[]; foreground: boolean }> {
+/** What the command said once ready. */
+interface Ready {
+  /** The command's pid and its child's. */
+  readonly pids: number[];
+  /** `secrets-vault`'s pid (the command's parent). */
+  readonly secretsVault: number;
+  /** The command's own process group. */
+  readonly group: number;
+}
+
+async function ready(child: ChildProcess): Promise<Ready> {
   const said = await new Promise<RegExpExecArray>((resolve) => {
     let output = '';
     child.stdout?.on('data', (chunk) => {
       output += chunk;
-      const line = /ready (\d+) (\d+) (true|false)\r?\n/.exec(output);
+      const line = /ready (\d+) (\d+) (\d+) (\d+)\r?\n/.exec(output);
       if (line !== null) resolve(line);
     });
   });
   const pids = [Number(said[1]), Number(said[2])];
   started.push(...pids);
-  return { pids, foreground: said[3] === 'true' };
+  return {
+    pids,
+    secretsVault: Number(said[3]),
+    group: Number(said[4]),
+  };
 }
 
 /**
@@ -130,6 +147,7 @@ function startAsGroup(args: readonly string[]): ChildProcess {
 }
 
 const hasScript = spawnSync('script', ['--version']).status === 0;
+const hasBash = spawnSync('bash', ['--version']).status === 0;
 
 describe.skipIf(platform() !== 'linux')('signals without a terminal', () => {
   it.each(['SIGINT', 'SIGHUP', 'SIGQUIT'] as const)(
@@ -182,33 +200,135 @@ describe.skipIf(platform() !== 'linux')('signals without a terminal', () => {
   });
 });
 
-describe.skipIf(platform() !== 'linux')('signals with a terminal', () => {
-  it.skipIf(!hasScript)(
-    // util-linux `script` gives the command a pseudo-terminal; without it there is no terminal to test.
-    'keeps the command in the terminal foreground group, where one Ctrl-C reaches it and its child once each',
-    async () => {
-      const inner = [process.execPath, command.cli, ...recording()]
-        .map((part) => `'${part.replaceAll("'", "'\\''")}'`)
-        .join(' ');
-      const terminal = spawn('script', ['-qfec', inner, '/dev/null'], {
-        env: {
-          PATH: process.env.PATH,
-          SHELL: '/bin/sh',
-          SECRETS_VAULT_BASE_URL: command.served.url,
-          SECRETS_VAULT_TOKEN: mock.principals.adminKey.token,
-        },
-        detached: true,
-        stdio: ['pipe', 'pipe', 'pipe'],
-      });
-      if (terminal.pid !== undefined) started.push(terminal.pid);
+/** The fields of `/proc/<pid>/stat` after the command name: state first. */
+function stat(pid: number): string[] {
+  const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return text.slice(text.lastIndexOf(')') + 2).split(' ');
+}
+
+/** The state letter of a process (`T` stopped, `S` sleeping, `R` running). */
+function state(pid: number): string {
+  return stat(pid)[0] ?? '';
+}
+
+/** The foreground process group of the terminal that controls `pid`. */
+function foregroundOf(pid: number): number {
+  const group = Number(stat(pid)[5]);
+  // -1 when it has no terminal: never a group to signal (kill(1) would reach init).
+  if (!(group > 1)) throw new Error(`no terminal controls ${pid}`);
+  return group;
+}
+
+/** Quotes `parts` for a POSIX shell. */
+function shellLine(parts: readonly string[]): string {
+  return parts.map((part) => `'${part.replaceAll("'", "'\\''")}'`).join(' ');
+}
+
+/**
+ * Runs `shell` (a command line) in a pseudo-terminal of its own, through util-linux `script`:
+ * what the test writes to stdin is typed at that terminal.
+ */
+function inTerminal(shell: string): ChildProcess {
+  const terminal = spawn('script', ['-qfec', shell, '/dev/null'], {
+    env: {
+      PATH: process.env.PATH,
+      SHELL: '/bin/sh',
+      HOME: command.directory,
+      SECRETS_VAULT_BASE_URL: command.served.url,
+      SECRETS_VAULT_TOKEN: mock.principals.adminKey.token,
+    },
+    detached: true,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  if (terminal.pid !== undefined) started.push(terminal.pid);
+  return terminal;
+}
+
+/** Resolves once every process of `pids` is in a state that `accepts`. */
+async function until(pids: readonly number[], accepts: (state: string) => boolean) {
+  for (let tries = 0; !pids.every((pid) => accepts(state(pid))); tries += 1) {
+    if (tries > 100) throw new Error(`states: ${pids.map(state).join(' ')}`);
+    await sleep(20);
+  }
+}
+
+// util-linux `script` gives the command a pseudo-terminal; without it there is no terminal to test.
+describe.skipIf(platform() !== 'linux' || !hasScript)('signals with a terminal', () => {
+  const runLine = () => shellLine([process.execPath, command.cli, ...recording()]);
+  // `exec`: the terminal's foreground group is secrets-vault's alone, with no shell in it whose
+  // end would hang the terminal up (a SIGHUP of its own).
+  const execLine = () => `exec ${runLine()}`;
+
+  it('lets one Ctrl-C reach the command and its child once each', async () => {
+    const terminal = inTerminal(execLine());
+    const outcome = finished(terminal);
+    const { pids, secretsVault, group } = await ready(terminal);
+    // The command leads a session of its own; secrets-vault has the terminal.
+    expect(group).toBe(pids[0]);
+    expect(foregroundOf(secretsVault)).not.toBe(group);
+    // The line discipline turns ^C into SIGINT for the whole foreground process group.
+    terminal.stdin?.write('\u0003');
+    await sleep(SETTLE_MS);
+    expect(recorded()).toEqual({ command: ['SIGINT'], child: ['SIGINT'] });
+    for (const pid of pids) process.kill(pid, 'SIGTERM');
+    await outcome;
+  });
+
+  it.each([
+    ['SIGINT', 'secrets-vault alone'],
+    ['SIGTERM', 'the terminal foreground group'],
+    ['SIGHUP', 'the terminal foreground group'],
+    ['SIGWINCH', 'the terminal foreground group'],
+    ['SIGQUIT', 'secrets-vault alone'],
+  ] as const)(
+    'lets %s sent to %s reach the command and its child once each',
+    async (signal, to) => {
+      const terminal = inTerminal(execLine());
       const outcome = finished(terminal);
-      const { pids, foreground } = await ready(terminal);
-      expect(foreground).toBe(true);
-      // The line discipline turns ^C into SIGINT for the whole foreground process group.
+      const { pids, secretsVault } = await ready(terminal);
+      process.kill(
+        to === 'secrets-vault alone' ? secretsVault : -foregroundOf(secretsVault),
+        signal,
+      );
+      await sleep(SETTLE_MS);
+      expect(recorded()).toEqual({ command: [signal], child: [signal] });
+      for (const pid of pids) process.kill(pid, 'SIGKILL');
+      await outcome;
+    },
+  );
+
+  it('lets the command read what is typed at the terminal', async () => {
+    const terminal = inTerminal(execLine());
+    const outcome = finished(terminal);
+    const { pids } = await ready(terminal);
+    terminal.stdin?.write('typed at the terminal\r');
+    await untilOutput(terminal.stdout, 'read typed at the terminal');
+    for (const pid of pids) process.kill(pid, 'SIGKILL');
+    await outcome;
+  });
+
+  it.skipIf(!hasBash)(
+    'stops the command, its child and secrets-vault on Ctrl-Z in a job-control shell, and fg continues all three',
+    async () => {
+      const terminal = inTerminal('bash --norc --noprofile -i');
+      const outcome = finished(terminal);
+      terminal.stdin?.write(`${runLine()}\r`);
+      const { pids, secretsVault } = await ready(terminal);
+      const all = [...pids, secretsVault];
+      terminal.stdin?.write('\u001a');
+      await until(all, (letter) => letter === 'T');
+      // The shell has the terminal back: a command typed now runs.
+      terminal.stdin?.write('echo "shell $((20 + 22))"\r');
+      await untilOutput(terminal.stdout, 'shell 42');
+      expect(all.map(state)).toEqual(['T', 'T', 'T']);
+      terminal.stdin?.write('fg\r');
+      await until(all, (letter) => letter !== 'T');
+      // Back in the foreground: Ctrl-C reaches the command once, as before.
       terminal.stdin?.write('\u0003');
       await sleep(SETTLE_MS);
       expect(recorded()).toEqual({ command: ['SIGINT'], child: ['SIGINT'] });
-      for (const pid of pids) process.kill(pid, 'SIGTERM');
+      for (const pid of all) process.kill(pid, 'SIGKILL');
+      terminal.stdin?.write('exit\r');
       await outcome;
     },
   );

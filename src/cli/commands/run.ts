@@ -83,16 +83,14 @@ DATABASE_PASSWORD), resolves vault://<vaultId>/<secret>/<key> references already
 the environment, and runs <command> without a shell. Exits with its exit code (128
 + the signal number when a signal ended it).
 
-Signals: without a terminal on stdin, stdout or stderr, <command> runs in a process
-group (and session) of its own, and SIGINT, SIGTERM, SIGQUIT and SIGHUP, sent to
-secrets-vault alone or to its whole process group (a CI runner cancelling a step),
-reach <command> and its own children once. With a terminal, <command> stays in the
-terminal's foreground group: Ctrl-C, Ctrl-\\ and a hang-up reach it straight from the
-terminal, once, and are not passed on; SIGTERM is passed on, so SIGTERM sent to the
-whole group reaches it twice, and SIGINT sent to secrets-vault alone does not reach
-it. SIGKILL is never passed on. With --watch, <command> always runs in a group of
-its own, so that a restart stops its children too: signals are passed on as
-without a terminal, and <command> cannot read the terminal nor use job control.
+Signals: <command> runs in a process group and session of its own, and SIGINT,
+SIGTERM, SIGQUIT, SIGHUP and SIGWINCH, whether sent to secrets-vault alone, to its
+whole process group (a CI runner cancelling a step) or from the terminal (Ctrl-C,
+Ctrl-\\, a hang-up, a resize), reach <command> and its own children once.
+Ctrl-Z stops <command> with secrets-vault, and fg or bg continues both. SIGKILL is
+never passed on. <command> reads and writes the terminal, but it is not its
+controlling terminal: a program that opens /dev/tty (a password prompt of ssh or
+sudo) or a shell that needs job control is better run with --exec.
 
 The command does not get SECRETS_VAULT_TOKEN (unless --keep-token) nor
 SECRETS_VAULT_FALLBACK_KEY. The vault may never set a SECRETS_VAULT_* variable,
@@ -338,9 +336,6 @@ interface RunOptions {
   readonly watch: WatchOptions | undefined;
 }
 
-// Signals a terminal sends to its whole foreground process group, the command included.
-const TERMINAL_SIGNALS = ['SIGINT', 'SIGQUIT', 'SIGHUP'] as const;
-
 async function run(context: CommandContext, options: RunOptions): Promise<number> {
   const { vaultId } = context;
   const { fallback } = options;
@@ -458,26 +453,47 @@ function exitCodeFor(code: number | null, signal: NodeJS.Signals | null): number
   return signal === null ? (code ?? 1) : 128 + (constants.signals[signal] ?? 0);
 }
 
-/** Whether the terminal is on stdin, stdout or stderr: then the command can stay in our group. */
-function hasTerminal(): boolean {
-  return [process.stdin, process.stdout, process.stderr].some((stream) => stream.isTTY);
-}
+/** Signals passed on to the command's whole group as they come. */
+const PASSED_ON = ['SIGTERM', 'SIGINT', 'SIGQUIT', 'SIGHUP', 'SIGWINCH'] as const;
 
 /**
- * Listens for the signals `run` passes on, calling `onSignal` for each, until the returned
- * function is called. Listening at all keeps us alive until the command has exited: a hang-up
- * must not orphan a command that holds the secrets in its environment. Listening before the
- * command starts leaves no moment when a signal would end us alone. Should we exit first all the
- * same, `onExit` runs: the command, in a group of its own, is told to stop.
+ * Passes signals on to the command's whole process group (`child()`, which runs in a session of
+ * its own), calling `onSignal` for each, until the returned function is called. Listening at all
+ * keeps us alive until the command has exited: a hang-up must not orphan a command that holds
+ * the secrets in its environment. Listening before the command starts leaves no moment when a
+ * signal would end us alone. Should we exit first all the same, the command is told to stop.
+ *
+ * SIGTSTP (Ctrl-Z) stops the command and then us, and `fg` or `bg` continues both: the
+ * command's group has its parent (us) in another session, so the system would ignore SIGTSTP
+ * there, and only SIGSTOP stops it.
  */
-function listenForSignals(
-  onSignal: (signal: NodeJS.Signals) => void,
-  onExit: () => void,
+function passSignalsOn(
+  child: () => ChildProcess | undefined,
+  onSignal: (signal: NodeJS.Signals) => void = () => undefined,
 ): () => void {
   const handlers = new Map<NodeJS.Signals, () => void>();
-  for (const signal of ['SIGTERM', ...TERMINAL_SIGNALS] as const) {
-    handlers.set(signal, () => onSignal(signal));
+  for (const signal of PASSED_ON) {
+    handlers.set(signal, () => {
+      signalChild(child(), signal, true);
+      onSignal(signal);
+    });
   }
+  const suspend = () => {
+    // Without a listener, SIGTSTP sent to ourselves takes its default action before `kill`
+    // returns: we stop, unless our own group is orphaned (no shell could continue us), where the
+    // system ignores it, as it would for the command were it in our group. Either way, once we
+    // run again, so does the command.
+    process.off('SIGTSTP', suspend);
+    signalChild(child(), 'SIGSTOP', true);
+    try {
+      process.kill(process.pid, 'SIGTSTP');
+    } finally {
+      signalChild(child(), 'SIGCONT', true);
+      process.on('SIGTSTP', suspend);
+    }
+  };
+  handlers.set('SIGTSTP', suspend);
+  const onExit = () => signalChild(child(), 'SIGTERM', true);
   for (const [signal, handler] of handlers) process.on(signal, handler);
   process.on('exit', onExit);
   return () => {
@@ -487,8 +503,8 @@ function listenForSignals(
 }
 
 /**
- * Sends `signal` to the running `child`, to its whole process group when `group`; nothing once
- * it has exited.
+ * Sends `signal` to the running `child`'s whole process group (its own children hear it too, as
+ * they would from a terminal), to it alone unless `group`; nothing once it has exited.
  */
 function signalChild(child: ChildProcess | undefined, signal: NodeJS.Signals, group: boolean) {
   const pid = child?.pid;
@@ -508,11 +524,14 @@ function startChild(
   command: string,
   args: readonly string[],
   env: Environment,
-  detached: boolean,
 ): { child: ChildProcess | undefined; exited: Promise<number> } {
   let child: ChildProcess;
   try {
-    child = spawn(command, args, { stdio: 'inherit', env, detached });
+    // A session of its own, terminal or not: a signal sent to our group or from the terminal's
+    // keys reaches only us, and we pass it on once, as we do one sent to us alone. In a group we
+    // shared, a signal to the group would reach it from the sender and from us (twice), and one
+    // to us alone only if we passed it on, which we cannot tell apart.
+    child = spawn(command, args, { stdio: 'inherit', env, detached: true });
   } catch (error) {
     // Node's own message can quote the environment: say only its code.
     cannotRun(command, (error as NodeJS.ErrnoException).code ?? 'error');
@@ -537,23 +556,10 @@ async function runAsParent(
   args: readonly string[],
   env: Environment,
 ): Promise<number> {
-  // With a terminal, the command stays in our process group, the terminal's foreground one, so
-  // it keeps job control and may read the terminal (a background group reading it is stopped):
-  // Ctrl-C and a hang-up reach it straight from the terminal, and passing them on as well would
-  // deliver them twice. Without one, the command leads a group of its own: a signal sent to the
-  // job's group (a CI runner cancelling a step) reaches only us, and we pass it on once.
-  const fromTerminal = hasTerminal();
   let child: ChildProcess | undefined;
-  // To the command's whole group: its own children hear it too, as they would from a terminal.
-  const passOn = (signal: NodeJS.Signals) => signalChild(child, signal, !fromTerminal);
-  const stopListening = listenForSignals(
-    (signal) => {
-      if (signal === 'SIGTERM' || !fromTerminal) passOn(signal);
-    },
-    () => passOn('SIGTERM'),
-  );
+  const stopListening = passSignalsOn(() => child);
   try {
-    const started = startChild(command, args, env, !fromTerminal);
+    const started = startChild(command, args, env);
     child = started.child;
     return await started.exited;
   } finally {
@@ -606,22 +612,18 @@ async function runWatching(
   watch: Watching,
 ): Promise<number> {
   const { interval, grace } = watch;
-  // Always a group of its own, terminal or not: a restart must stop the command's children too,
-  // and signalling a group we share would stop us as well. The terminal's keys then reach us,
-  // and we pass them on.
   let child: ChildProcess | undefined;
   let stopping = false;
   // Cancels the poll in flight and the wait for the next one: nothing keeps us alive after.
   const watching = new AbortController();
-  const stopListening = listenForSignals(
+  const stopListening = passSignalsOn(
+    () => child,
     (signal) => {
-      signalChild(child, signal, true);
       if (STOPPING_SIGNALS.has(signal)) {
         stopping = true;
         watching.abort();
       }
     },
-    () => signalChild(child, 'SIGTERM', true),
   );
   let trouble: Trouble | undefined = watch.startedUnavailable ? 'outage' : undefined;
   const say = (line: string) => process.stderr.write(`secrets-vault: ${line}\n`);
@@ -680,7 +682,7 @@ async function runWatching(
   try {
     let env = initial;
     for (;;) {
-      const started = startChild(command, args, env, true);
+      const started = startChild(command, args, env);
       child = started.child;
       const ended = started.exited.then((code) => ({ code }));
       const outcome = await Promise.race([ended, nextChange(env).then((changed) => ({ changed }))]);
@@ -721,6 +723,8 @@ async function stopGroup(
     }
   };
   signalGroup('SIGTERM');
+  // A command stopped by Ctrl-Z would only act on SIGTERM once continued.
+  signalGroup('SIGCONT');
   let killTimer: ReturnType<typeof setTimeout> | undefined;
   const killed = new Promise<void>((resolve) => {
     killTimer = setTimeout(() => {
