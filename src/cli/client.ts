@@ -1,23 +1,73 @@
-/** The client every command uses: the environment's settings, logging to stderr. */
+/** The client every command uses: the environment's settings, logging to stderr in logfmt. */
 import { SecretsVault } from '../client.js';
-import type { Logger } from '../core/logger.js';
+import type { LogFields, Logger } from '../core/logger.js';
+import { escapeControlCharacters } from '../core/redaction.js';
+import { namingVault } from './errors.js';
+
+/**
+ * @internal One log line in logfmt (`level=warn msg="…" key=value …`), as log shippers and
+ * `grep` read it: one line per record, whatever a value holds. A string that is not a plain word
+ * is quoted, its quotes, backslashes and control characters escaped; an object is written as
+ * quoted JSON; an absent value (`null`, `undefined`) is left out.
+ */
+export function logfmtLine(level: string, message: string, fields: object): string {
+  const pairs = [`level=${level}`, `msg=${logfmtValue(message)}`];
+  for (const [key, value] of Object.entries(fields)) {
+    if (value === null || value === undefined) continue;
+    const text = typeof value === 'object' ? JSON.stringify(value) : String(value);
+    pairs.push(`${logfmtKey(key)}=${logfmtValue(text)}`);
+  }
+  return `${pairs.join(' ')}\n`;
+}
+
+/** A key as logfmt allows it: no space, `=` or quote; anything else becomes `_`. */
+function logfmtKey(key: string): string {
+  return key.replace(/[^\w.-]/g, '_') || '_';
+}
+
+// A bare logfmt value: printable ASCII without space, `=`, quote or backslash.
+const BARE = /^[\x21\x23-\x3c\x3e-\x5b\x5d-\x7e]+$/;
+
+function logfmtValue(text: string): string {
+  if (BARE.test(text)) return text;
+  return `"${escapeControlCharacters(text.replace(/[\\"]/g, '\\$&'))}"`;
+}
 
 /** stdout is the command's output (`export` writes values there): every log line goes to stderr. */
+const line =
+  (level: keyof Logger) =>
+  (message: string, fields: LogFields): void => {
+    process.stderr.write(logfmtLine(level, message, fields));
+  };
+
 const STDERR_LOGGER: Logger = {
-  debug: (message, fields) => console.error(message, fields),
-  info: (message, fields) => console.error(message, fields),
-  warn: (message, fields) => console.error(message, fields),
-  error: (message, fields) => console.error(message, fields),
+  debug: line('debug'),
+  info: line('info'),
+  warn: line('warn'),
+  error: line('error'),
 };
 
 /**
- * @internal The command's client: the environment's settings, logging (off unless
- * SECRETS_VAULT_LOG) to stderr.
+ * @internal The command's client: the environment's settings (`SECRETS_VAULT_TOKEN` or
+ * `SECRETS_VAULT_TOKEN_FILE`), logging (off unless SECRETS_VAULT_LOG) to stderr. A vault it
+ * loads that does not exist fails with an error the command reports naming that vault.
  */
 export function newClient(): SecretsVault {
-  return new SecretsVault({
+  const client = new SecretsVault({
     logger: STDERR_LOGGER,
     // Given a logger, the client logs `info` by default; the command stays quiet unless asked.
     ...(process.env.SECRETS_VAULT_LOG ? {} : { logLevel: 'off' }),
   });
+  // Every command reads the vaults it was given through `load`: only there is it known which
+  // vault a 404 was about (an error names its route, never the ids in it).
+  const { secrets } = client;
+  const load = secrets.load.bind(secrets);
+  secrets.load = (async (vaultId: string, options?: Parameters<typeof load>[1]) => {
+    try {
+      return await load(vaultId, options);
+    } catch (error) {
+      throw namingVault(error, vaultId);
+    }
+  }) as typeof secrets.load;
+  return client;
 }

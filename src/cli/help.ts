@@ -32,9 +32,11 @@ ${listed.join('')}
 Options:
 ${options}  -v, --version      show the version
 
-Environment: SECRETS_VAULT_BASE_URL, SECRETS_VAULT_TOKEN; SECRETS_VAULT_WAIT,
-SECRETS_VAULT_MAX_RETRIES, SECRETS_VAULT_TIMEOUT; SECRETS_VAULT_FALLBACK_KEY,
-SECRETS_VAULT_FALLBACK_MAX_AGE; SECRETS_VAULT_WATCH_INTERVAL.
+Environment: SECRETS_VAULT_BASE_URL, SECRETS_VAULT_TOKEN (or SECRETS_VAULT_TOKEN_FILE,
+a file holding it); SECRETS_VAULT_WAIT, SECRETS_VAULT_MAX_RETRIES,
+SECRETS_VAULT_TIMEOUT; SECRETS_VAULT_FALLBACK_KEY, SECRETS_VAULT_FALLBACK_MAX_AGE;
+SECRETS_VAULT_WATCH_INTERVAL; SECRETS_VAULT_LOG (error, warn, info or debug: logfmt
+lines on stderr).
 
 Exit codes: 0 done (run: the command's own); 75 the service stayed unavailable for
 the whole wait; 77 the token was refused; 2 usage error; 1 anything else.

@@ -1,7 +1,8 @@
 /**
  * `secrets-vault`: the package's command, for jobs that want their secrets in the environment
  * without writing code. Node only, and an entry of its own, so the client stays free of `node:`
- * imports. It reads `SECRETS_VAULT_BASE_URL` and `SECRETS_VAULT_TOKEN` like the client does.
+ * imports. It reads `SECRETS_VAULT_BASE_URL` and `SECRETS_VAULT_TOKEN` (or
+ * `SECRETS_VAULT_TOKEN_FILE`) like the client does.
  *
  * This module picks the command and parses its flags; each command is a module of its own
  * (`commands/`), and the option table, the flag-ownership check and the top-level help are
@@ -11,9 +12,17 @@
  */
 import { type ParseArgsOptionsConfig, parseArgs } from 'node:util';
 import packageJson from '../../package.json' with { type: 'json' };
+import { escapeControlCharacters } from '../core/redaction.js';
 import type { Command, Flag, FlagValues } from './command.js';
 import { COMMANDS } from './commands/index.js';
-import { describe, exitCodeOf, stayedUnavailable, usageError } from './errors.js';
+import {
+  CommandError,
+  describe,
+  exitCodeOf,
+  shellWord,
+  stayedUnavailable,
+  usageError,
+} from './errors.js';
 import { FallbackError } from './fallback.js';
 import { GLOBAL_FLAGS, readSharedFlags } from './flags.js';
 import { commandHelp, topLevelHelp } from './help.js';
@@ -74,22 +83,20 @@ async function dispatch(argv: readonly string[]): Promise<number> {
   const separator = rest.indexOf('--');
   const own = separator === -1 ? rest : rest.slice(0, separator);
   const operands = separator === -1 ? [] : rest.slice(separator + 1);
-  let parsed: ReturnType<typeof parseOptions>;
+  let parsed: ReturnType<typeof parseOptions> | undefined;
   try {
     parsed = parseOptions(own);
-  } catch (error) {
-    // Node explains some parse errors over several lines; the first says what is wrong.
-    const message = error instanceof Error ? error.message : String(error);
-    throw usageError(message.split('\n')[0] ?? message, name);
+  } catch {
+    // Explained below, from what was typed.
   }
-  const { values } = parsed;
-  if (values.help) {
+  if (parsed?.values.help) {
     process.stdout.write(commandHelp(command));
     return 0;
   }
-  if (parsed.positionals.length > 0) {
-    throw usageError(`unexpected argument '${parsed.positionals[0]}'`, name);
+  if (parsed === undefined || parsed.positionals.length > 0) {
+    throw mistakeIn(command, rest, own);
   }
+  const { values } = parsed;
   const flagValues = readValues(values);
   const shared = readSharedFlags(flagValues, command);
   for (const flag of FLAGS) {
@@ -102,6 +109,62 @@ async function dispatch(argv: readonly string[]): Promise<number> {
 
 function parseOptions(args: string[]) {
   return parseArgs({ args, allowPositionals: true, strict: true, options: OPTIONS });
+}
+
+/**
+ * The usage error for `args` (what was typed after the command's name; `own`, the part before
+ * any `--`), which did not parse or held an argument no flag takes: it names the fix. The usual
+ * mistake is a command given to `run` without `--`, which Node's parser reports as an unknown
+ * option of the command's (`-e` of `node -e 1`) or as a stray argument.
+ */
+function mistakeIn(command: Command, args: readonly string[], own: string[]): CommandError {
+  const { tokens } = parseArgs({
+    args: own,
+    allowPositionals: true,
+    strict: false,
+    tokens: true,
+    options: OPTIONS,
+  });
+  const stray = tokens.find((token) => token.kind === 'positional');
+  const unknown = tokens.find(
+    (token) =>
+      token.kind === 'option' &&
+      !Object.hasOwn(OPTIONS, token.name) &&
+      (stray === undefined || token.index < stray.index),
+  );
+  if (unknown?.kind === 'option') {
+    return usageError(`unknown option '${escapeControlCharacters(unknown.rawName)}'`, command.name);
+  }
+  if (stray?.kind === 'positional') {
+    if (!takesCommand(command)) {
+      return usageError(
+        `unexpected argument '${escapeControlCharacters(stray.value)}'`,
+        command.name,
+      );
+    }
+    // Everything from the first stray word on is taken for the command, as the user wrote it.
+    const fixed = [
+      'secrets-vault',
+      command.name,
+      ...args.slice(0, stray.index),
+      '--',
+      ...args.slice(stray.index),
+    ];
+    return new CommandError(`put the command after --: ${fixed.map(shellWord).join(' ')}`, 2);
+  }
+  // A flag without its value, or a switch given one: Node's first line says which.
+  try {
+    parseOptions(own);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    return usageError(message.split('\n')[0] ?? message, command.name);
+  }
+  return usageError('unexpected arguments', command.name);
+}
+
+/** Whether `command` runs a command given after `--`, as its synopsis shows (`run`). */
+function takesCommand(command: Command): boolean {
+  return command.synopsis.some((line) => line.includes('-- <command>'));
 }
 
 /** Whether `command` takes `flag`: it lists it, or every command does. */

@@ -21,6 +21,12 @@ export interface LogFields {
   readonly idempotencyKey?: string | null;
   /** The error class or status that caused a retry or a failure. */
   readonly reason?: string;
+  /**
+   * What a failed attempt or call failed on, where `reason` names only a wrapper: the HTTP
+   * status, else the system error code (`ECONNREFUSED`), else the innermost error class
+   * (`TimeoutError`).
+   */
+  readonly cause?: string;
 }
 
 /**

@@ -2,7 +2,7 @@
  * The client's options and every call's options, checked and resolved in one place. A bad option
  * is named in the error, never quoted: a base URL can hold a password, a header a credential.
  */
-import { readEnv, readEnvSetting } from './env.js';
+import { namingSetting, readEnv, readEnvSetting, readEnvToken } from './env.js';
 import { SecretsVaultError, type ValidationIssue } from './errors.js';
 import {
   DURATION_MESSAGE,
@@ -25,8 +25,11 @@ export interface ClientOptions {
   readonly baseUrl?: string | undefined;
   /**
    * The access token sent as `Authorization: Bearer <token>`. It never appears in an error,
-   * a log line or `console.log(client)`.
-   * @default process.env.SECRETS_VAULT_TOKEN, where `process` exists
+   * a log line or `console.log(client)`. Given, it wins over both environment variables.
+   * @default process.env.SECRETS_VAULT_TOKEN, where `process` exists; in Node, Bun and Deno,
+   *   else the content of the file `SECRETS_VAULT_TOKEN_FILE` names (a mounted container
+   *   secret), one trailing newline dropped. Both set is an error: which one is stale cannot be
+   *   told.
    */
   readonly token?: string | undefined;
   /**
@@ -176,6 +179,28 @@ export const DEFAULT_WAIT_MS = 60_000;
 // A token goes into a header: visible ASCII only, so `Headers` never throws with it in a message.
 const VALID_TOKEN = /^[\x21-\x7e]+$/;
 
+const BASE_URL_VARIABLE = 'SECRETS_VAULT_BASE_URL';
+const TOKEN_VARIABLE = 'SECRETS_VAULT_TOKEN';
+
+/**
+ * A construction error: `what` is wrong with the option `option`, which the environment
+ * variable `variable` can also set; `rule` is the rule its value breaks, absent when it is
+ * missing. The message names the option and the variable; the command says it with the variable
+ * alone.
+ */
+function optionError(
+  what: string,
+  option: string,
+  variable: string,
+  rule?: string,
+): SecretsVaultError {
+  const message =
+    rule === undefined
+      ? `${what}: pass \`${option}\` to new SecretsVault() or set ${variable}`
+      : `${what}: \`${option}\` (or ${variable}) ${rule}`;
+  return namingSetting(new SecretsVaultError(message), what, variable, rule);
+}
+
 /**
  * @internal Checks the client's options and resolves their defaults.
  * @throws {SecretsVaultError} naming the first bad option (and its environment variable)
@@ -185,26 +210,25 @@ export function resolveClientOptions(options: ClientOptions): ClientConfig {
     throw new SecretsVaultError('Invalid options: new SecretsVault() takes an options object');
   }
   const baseUrl = options.baseUrl ?? readEnv('SECRETS_VAULT_BASE_URL');
-  const token = options.token ?? readEnv('SECRETS_VAULT_TOKEN');
   if (baseUrl === undefined || baseUrl === '') {
-    throw new SecretsVaultError(
-      'Missing base URL: pass `baseUrl` to new SecretsVault() or set SECRETS_VAULT_BASE_URL',
-    );
+    throw optionError('Missing base URL', 'baseUrl', BASE_URL_VARIABLE);
   }
   const baseUrlProblem = describeBaseUrl(baseUrl);
   if (baseUrlProblem) {
-    throw new SecretsVaultError(
-      `Invalid base URL: \`baseUrl\` (or SECRETS_VAULT_BASE_URL) ${baseUrlProblem}`,
-    );
+    throw optionError('Invalid base URL', 'baseUrl', BASE_URL_VARIABLE, baseUrlProblem);
   }
+  // The option wins over the environment, which is not read at all then (as for every option).
+  const fromEnv = options.token === undefined ? readEnvToken() : undefined;
+  const token = options.token ?? fromEnv?.token;
   if (token === undefined || token === '') {
-    throw new SecretsVaultError(
-      'Missing token: pass `token` to new SecretsVault() or set SECRETS_VAULT_TOKEN',
-    );
+    throw optionError('Missing token', 'token', TOKEN_VARIABLE);
   }
   if (typeof token !== 'string' || !VALID_TOKEN.test(token)) {
-    throw new SecretsVaultError(
-      'Invalid token: `token` (or SECRETS_VAULT_TOKEN) must be printable ASCII without spaces',
+    throw optionError(
+      'Invalid token',
+      'token',
+      fromEnv?.variable ?? TOKEN_VARIABLE,
+      'must be printable ASCII without spaces',
     );
   }
   // The environment tunes a job without code (as AWS_MAX_ATTEMPTS does); code wins over it.
@@ -235,8 +259,11 @@ export function resolveClientOptions(options: ClientOptions): ClientConfig {
   const logLevel =
     options.logLevel ?? readEnv('SECRETS_VAULT_LOG') ?? (options.logger ? 'info' : 'off');
   if (!isLogLevel(logLevel)) {
-    throw new SecretsVaultError(
-      'Invalid log level: `logLevel` (or SECRETS_VAULT_LOG) must be off, error, warn, info or debug',
+    throw optionError(
+      'Invalid log level',
+      'logLevel',
+      'SECRETS_VAULT_LOG',
+      'must be off, error, warn, info or debug',
     );
   }
   return {
@@ -421,7 +448,7 @@ function describeBaseUrl(value: unknown): string | undefined {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'must be an http(s) URL';
   // Credentials in the URL would travel in the clear to every log that prints a request.
   if (url.username !== '' || url.password !== '') {
-    return 'must not contain credentials (user:password@); pass the token as `token`';
+    return 'must not contain credentials (user:password@); give the token on its own';
   }
   if (url.search !== '' || url.hash !== '' || value.includes('?') || value.includes('#')) {
     return 'must not have a query or a fragment';

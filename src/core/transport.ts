@@ -37,6 +37,7 @@ import type { ClientConfig } from './options.js';
 import { scrubServerText, sensitiveStrings } from './redaction.js';
 import { deadlineOf, now, type RetryBudget, type RetryCall, retryOptions } from './retry.js';
 import type { BuiltRequest } from './route.js';
+import { findSystemError } from './system-error.js';
 import { UnusableBody } from './whole-body.js';
 
 /** @internal One call as it goes: what the retry decision, the logs and the errors need. */
@@ -246,6 +247,7 @@ function lost(call: Call, attempt: number, started: number, error: unknown, what
     {
       durationMs: Math.round(now() - started),
       reason: error instanceof Error ? error.name : 'Error',
+      cause: causeOf(error),
     },
     `: ${what}`,
   );
@@ -275,7 +277,28 @@ function beforeRetry({ options, error, retryCount }: BeforeRetryState): void {
   if (!isHTTPError(error)) call.lostResponse = true;
   note(call, 'warn', 'retrying', retryCount + 1, {
     reason: error instanceof HTTPError ? String(error.response.status) : error.name,
+    cause: causeOf(error),
   });
+}
+
+/**
+ * What an attempt failed on, for its log line: the HTTP status, else the runtime's system error
+ * code (`ECONNREFUSED`), else the class of the innermost error (`TimeoutError`). ky's own
+ * wrapper says only that the network failed, which every such line would say alike.
+ */
+function causeOf(error: unknown): string {
+  if (isHTTPError(error)) return String(error.response.status);
+  const system = findSystemError(error);
+  if (system !== undefined) return system.code;
+  let innermost = error;
+  for (
+    let depth = 0;
+    depth < 4 && innermost instanceof Error && innermost.cause instanceof Error;
+    depth += 1
+  ) {
+    innermost = innermost.cause;
+  }
+  return innermost instanceof Error ? innermost.name : typeof innermost;
 }
 
 /**
@@ -314,6 +337,7 @@ function toSdkError(error: unknown, call: Call): SecretsVaultError {
   }
   note(call, 'error', `${converted.name}:`, details.attempts, {
     reason: converted.name,
+    cause: causeOf(error),
     requestId: details.requestId,
     ...('status' in converted && typeof converted.status === 'number'
       ? { status: converted.status }

@@ -250,7 +250,12 @@ describe('help, version and failures', () => {
     ],
     ['an unknown command', ['deploy'], {}, /unknown command 'deploy'/],
     ['a missing --vault', ['ls'], {}, /--vault <id> is required/],
-    ['an unknown option', ['ls', '--vault', 'v', '--verbose'], {}, /Unknown option '--verbose'/],
+    [
+      'an unknown option',
+      ['ls', '--vault', 'v', '--verbose'],
+      {},
+      /unknown option '--verbose' \(see secrets-vault ls --help\)/,
+    ],
   ] as const)(
     'fails on %s with one line on stderr and no stack',
     async (_case, args, env, pattern) => {

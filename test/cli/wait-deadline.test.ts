@@ -109,7 +109,9 @@ describe('run reads each vault once', () => {
     const reads = (vaultId: string) =>
       result.stderr
         .split('\n')
-        .filter((line) => line.startsWith(`→ GET /v1/vaults/${vaultId}/secrets/values`)).length;
+        .filter((line) =>
+          line.startsWith(`level=debug msg="→ GET /v1/vaults/${vaultId}/secrets/values"`),
+        ).length;
     expect(reads(vault.id)).toBe(1);
     expect(reads(other.id)).toBe(1);
   }, 30_000);

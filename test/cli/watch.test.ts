@@ -372,6 +372,7 @@ describe('run --watch usage', () => {
 
 /** How many times `stderr` (SECRETS_VAULT_LOG=debug) shows the values of `vaultId` requested. */
 function valueReads(stderr: string, vaultId: string): number {
-  return stderr.split('\n').filter((line) => line.startsWith(`→ GET ${VALUES_PATH(vaultId)}`))
-    .length;
+  return stderr
+    .split('\n')
+    .filter((line) => line.startsWith(`level=debug msg="→ GET ${VALUES_PATH(vaultId)}"`)).length;
 }
