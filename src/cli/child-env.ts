@@ -227,7 +227,7 @@ export interface ChildEnvInput {
   readonly fromJob: Readonly<Record<string, string | undefined>>;
   /** `--override`: the vault's variables replace the job's. */
   readonly override: boolean;
-  /** `--keep-token`: the command gets the job's `SECRETS_VAULT_TOKEN`. */
+  /** `--keep-token`: the command gets the job's `SECRETS_VAULT_TOKEN` and `SECRETS_VAULT_TOKEN_FILE`. */
   readonly keepToken: boolean;
   /**
    * `--allow-var` names: variables the vault may set all the same, each spelled exactly as the
@@ -265,7 +265,11 @@ export function childEnvironment(input: ChildEnvInput): Record<string, string> {
   }
   // The token is the job's: a command that needs it asks with --keep-token. The fallback key
   // only ever opens the job's snapshot.
-  if (!input.keepToken) delete env.SECRETS_VAULT_TOKEN;
+  if (!input.keepToken) {
+    delete env.SECRETS_VAULT_TOKEN;
+    // The file's path is the token to whoever may read the file, as the command may.
+    delete env.SECRETS_VAULT_TOKEN_FILE;
+  }
   delete env.SECRETS_VAULT_FALLBACK_KEY;
   for (const [name, value] of Object.entries(env)) {
     // Node would refuse to start the command, quoting the value in its error.

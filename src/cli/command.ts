@@ -45,11 +45,14 @@ export interface FlagValues {
 
 /** @internal What an action gets: the flags every command reads, already checked, and the rest. */
 export interface CommandContext extends FlagValues {
-  /** The vault of `--vault` (never empty). */
-  readonly vaultId: string;
+  /**
+   * The vaults of `--vault`, in the order given, else of `SECRETS_VAULT_VAULT_ID`: never empty
+   * for a command that takes `--vault`, each id once.
+   */
+  readonly vaultIds: readonly string[];
   /** The `--prefix` for variable names (letters, digits and `_`; empty when not given). */
   readonly prefix: string;
-  /** How to load: the `--wait` given, if any. */
+  /** How to load: the `--wait` given, if any (for a command that takes it). */
   readonly startup: StartupOptions;
   /** The arguments after `--`, which belong to the command `run` starts, flags included. */
   readonly operands: readonly string[];

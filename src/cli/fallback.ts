@@ -1,13 +1,13 @@
 /**
- * The fallback snapshot of `secrets-vault run --fallback <file>`: the last good load of a vault,
+ * The fallback snapshot of `secrets-vault run --fallback <file>`: the last good load of its vaults,
  * encrypted with AES-256-GCM under a key the job holds (`SECRETS_VAULT_FALLBACK_KEY`), so a job
  * can still start when the service stays unavailable for the whole wait. GCM authenticates as
  * well as encrypts: a wrong key or a file changed by anyone is refused as a whole, never read as
  * garbage variables.
  *
  * A snapshot is bound to what it was loaded from: the service's origin (`scheme://host:port` of
- * `SECRETS_VAULT_BASE_URL`) is authenticated with it, and the vault's id is inside it, so a
- * job pointed at another service or another vault never starts from it.
+ * `SECRETS_VAULT_BASE_URL`) is authenticated with it, and the vaults' ids are inside it, so a
+ * job pointed at another service or other vaults never starts from it.
  *
  * File layout: `SVFB` and a version byte, a 12-byte random nonce, the ciphertext of a JSON
  * document, and the 16-byte tag. The header and the service's origin are the additional
@@ -26,22 +26,26 @@ export class FallbackError extends CommandError {
 
 /** @internal What a snapshot must match to be used. */
 export interface SnapshotExpectation {
-  /** The vault of `--vault`: a snapshot of another vault is refused. */
-  readonly vaultId: string;
+  /** The vaults of `--vault`, in order: a snapshot of other vaults, or in another order, is refused. */
+  readonly vaultIds: readonly string[];
   /** The origin of `SECRETS_VAULT_BASE_URL` (`new URL(…).origin`): one saved from another is refused. */
   readonly origin: string;
   /** The most milliseconds ago it may have been saved, as given (`90s`); no limit when absent. */
   readonly maxAge?: { readonly milliseconds: number; readonly text: string } | undefined;
 }
 
+/** @internal One vault's secrets as a snapshot holds them: secret name to its value object. */
+export interface VaultSecrets {
+  readonly vaultId: string;
+  readonly secrets: Readonly<Record<string, Readonly<Record<string, string>>>>;
+}
+
 /** @internal What a snapshot holds: plain data, never the redacting objects `load` returns. */
 export interface Snapshot {
-  /** The vault it was loaded from: a snapshot of another vault is refused. */
-  readonly vaultId: string;
+  /** The vaults it was loaded from, in the order given, each with its secrets. */
+  readonly vaults: readonly VaultSecrets[];
   /** When it was written (`Date.now()`), to announce its age. */
   readonly savedAt: number;
-  /** The loaded secrets: secret name to its value object. */
-  readonly secrets: Readonly<Record<string, Readonly<Record<string, string>>>>;
   /** The `vault://` references of the job's environment, each with the value it resolved to. */
   readonly references: Readonly<Record<string, string>>;
 }
@@ -55,9 +59,9 @@ const UNBOUND_MAGIC = Buffer.from('SVFB\u0001', 'latin1');
 const NONCE_BYTES = 12;
 const TAG_BYTES = 16;
 /**
- * @internal The largest snapshot written or read. A snapshot holds one vault's values, which
- * arrived in one response of at most this size (with its envelope and metadata): a larger file
- * is not a snapshot, and is refused before it is read.
+ * @internal The largest snapshot written or read. A vault's values arrive in one response of at
+ * most this size (with its envelope and metadata), and a job's vaults together hold far less in
+ * practice: a larger file is not a snapshot, and is refused before it is read.
  */
 export const MAX_SNAPSHOT_BYTES = MAX_RESPONSE_BYTES;
 
@@ -160,8 +164,9 @@ export function readSnapshot(file: string, key: Buffer, expected: SnapshotExpect
   }
   const snapshot = parseSnapshot(plaintext);
   if (snapshot === undefined) throw unusable;
-  if (snapshot.vaultId !== expected.vaultId) {
-    throw new FallbackError(`the snapshot ${file} holds another vault than --vault`, 1);
+  const held = snapshot.vaults.map(({ vaultId }) => vaultId);
+  if (held.join(',') !== expected.vaultIds.join(',')) {
+    throw new FallbackError(`the snapshot ${file} holds other vaults than --vault`, 1);
   }
   const { maxAge } = expected;
   if (maxAge !== undefined && Date.now() - snapshot.savedAt > maxAge.milliseconds) {
@@ -235,25 +240,37 @@ function parseSnapshot(text: string): Snapshot | undefined {
     return undefined;
   }
   if (typeof value !== 'object' || value === null) return undefined;
-  const { vaultId, savedAt, secrets, references } = value as Record<string, unknown>;
+  const { vaults, savedAt, references } = value as Record<string, unknown>;
   const isStrings = (item: unknown): item is Record<string, string> =>
     typeof item === 'object' &&
     item !== null &&
     !Array.isArray(item) &&
     Object.values(item).every((entry) => typeof entry === 'string');
+  const isVault = (item: unknown): item is VaultSecrets => {
+    if (typeof item !== 'object' || item === null) return false;
+    const { vaultId, secrets } = item as Record<string, unknown>;
+    return (
+      typeof vaultId === 'string' &&
+      typeof secrets === 'object' &&
+      secrets !== null &&
+      !Array.isArray(secrets) &&
+      Object.values(secrets).every(isStrings)
+    );
+  };
   if (
-    typeof vaultId !== 'string' ||
+    !Array.isArray(vaults) ||
+    !vaults.every(isVault) ||
     typeof savedAt !== 'number' ||
     !Number.isFinite(savedAt) ||
-    typeof secrets !== 'object' ||
-    secrets === null ||
-    Array.isArray(secrets) ||
-    !Object.values(secrets).every(isStrings) ||
     !isStrings(references)
   ) {
     return undefined;
   }
-  return { vaultId, savedAt, secrets: secrets as Snapshot['secrets'], references };
+  return {
+    vaults: vaults.map(({ vaultId, secrets }) => ({ vaultId, secrets })),
+    savedAt,
+    references,
+  };
 }
 
 /** How long ago `savedAt` was, in words: `42s`, `3m 12s`, `5h 3m`, `2d 4h`. */

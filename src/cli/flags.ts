@@ -2,13 +2,19 @@
  * The flags more than one command takes, declared once here and listed by each command that
  * takes them, and the checks they get before any command-specific one.
  */
-import { parseDuration } from '../core/env.js';
+import { parseDuration, readEnv } from '../core/env.js';
 import type { StartupOptions } from '../resources/secrets.js';
 import type { Command, CommandContext, Flag, FlagValues } from './command.js';
 import { usageError } from './errors.js';
 
-/** @internal `--vault <id>`: the vault every command reads. */
-export const VAULT: Flag = { name: 'vault', type: 'string' };
+/**
+ * @internal `--vault <id>`, repeatable: the vaults a command reads, in order (a later vault's
+ * variable replaces an earlier one's).
+ */
+export const VAULT: Flag = { name: 'vault', type: 'string', multiple: true };
+
+/** @internal The environment variable that stands in for `--vault`: comma-separated ids. */
+export const VAULT_VARIABLE = 'SECRETS_VAULT_VAULT_ID';
 
 /**
  * @internal `--format <format>`: how a command prints what it read. Each command that takes it
@@ -52,32 +58,25 @@ export const HELP: Flag = {
 export const GLOBAL_FLAGS: readonly Flag[] = [HELP];
 
 /** @internal The shared flags' values, once checked. */
-export type SharedValues = Pick<CommandContext, 'vaultId' | 'prefix' | 'startup'>;
+export type SharedValues = Pick<CommandContext, 'vaultIds' | 'prefix' | 'startup'>;
 
 /**
- * @internal Checks `--vault`, `--prefix` and `--wait`, in that order, for any command. Run
- * before the check that every flag given belongs to `command`: of several mistakes at once, a
- * missing vault is the one reported.
+ * @internal Checks `--vault`, `--prefix` and `--wait`, in that order, each for a command that
+ * takes it. Run before the check that every flag given belongs to `command`: of several mistakes
+ * at once, a missing vault is the one reported, and a flag the command does not take is refused
+ * there, naming the commands that take it, whatever its value.
  *
  * @throws {CommandError} a usage error naming the flag
  */
 export function readSharedFlags(values: FlagValues, command: Command): SharedValues {
-  // A command that reads no vault (`mock` serves one) does not take `--vault`: its context's
-  // `vaultId` is empty, and a `--vault`, `--prefix` or `--wait` given to it is refused by the
-  // check that a flag belongs to the command, naming the commands that take it.
-  if (!command.flags.some(({ flag }) => flag === VAULT)) {
-    return { vaultId: '', prefix: '', startup: {} };
-  }
-  const vaultId = values.string(VAULT);
-  if (vaultId === undefined || vaultId === '') {
-    throw usageError('--vault <id> is required', command.name);
-  }
-  const prefix = values.string(PREFIX) ?? '';
+  const takes = (flag: Flag) => command.flags.some((owned) => owned.flag === flag);
+  const vaultIds = takes(VAULT) ? readVaults(values, command.name) : [];
+  const prefix = (takes(PREFIX) && values.string(PREFIX)) || '';
   if (!/^[A-Za-z0-9_]*$/.test(prefix)) {
     throw usageError('--prefix may hold only letters, digits and _', command.name);
   }
   const startup: StartupOptions = {};
-  const waitText = values.string(WAIT);
+  const waitText = takes(WAIT) ? values.string(WAIT) : undefined;
   if (waitText !== undefined) {
     const wait = parseDuration(waitText);
     if (wait === undefined) {
@@ -88,5 +87,25 @@ export function readSharedFlags(values: FlagValues, command: Command): SharedVal
     }
     Object.assign(startup, { wait });
   }
-  return { vaultId, prefix, startup };
+  return { vaultIds, prefix, startup };
+}
+
+/** The vaults of every `--vault`, else of `SECRETS_VAULT_VAULT_ID`, each once, in order. */
+function readVaults(values: FlagValues, command: string): readonly string[] {
+  const given = values.strings(VAULT);
+  const fromVariable = given.length === 0;
+  const ids = fromVariable ? (readEnv(VAULT_VARIABLE)?.split(',') ?? []) : given;
+  if (ids.length === 0) {
+    throw usageError(`--vault <id> is required (or set ${VAULT_VARIABLE})`, command);
+  }
+  const trimmed = ids.map((id) => id.trim());
+  if (trimmed.some((id) => id === '')) {
+    throw usageError(
+      fromVariable
+        ? `${VAULT_VARIABLE} takes vault ids separated by commas, none of them empty`
+        : '--vault takes a vault id',
+      command,
+    );
+  }
+  return [...new Set(trimmed)];
 }

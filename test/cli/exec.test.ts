@@ -179,6 +179,6 @@ describe('secrets-vault run --exec', () => {
 
   it('is listed in the top-level help', async () => {
     const result = await command.run(['--help']);
-    expect(result.stdout).toContain('[--exec]');
+    expect(result.stdout).toContain('[--mask | --exec]');
   });
 });

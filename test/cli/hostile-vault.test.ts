@@ -191,6 +191,24 @@ describe('run', () => {
     });
   });
 
+  it('reads the token from SECRETS_VAULT_TOKEN_FILE, and keeps that path from the command unless --keep-token', async () => {
+    const tokenFile = join(command.directory, 'token');
+    writeFileSync(tokenFile, `${mock.principals.adminKey.token}\n`, { mode: 0o600 });
+    const env = { SECRETS_VAULT_TOKEN: undefined, SECRETS_VAULT_TOKEN_FILE: tokenFile };
+    const names = ['SECRETS_VAULT_TOKEN', 'SECRETS_VAULT_TOKEN_FILE'];
+    const stripped = await command.run(printing(vaultId, [], ...names), env);
+    expect(stripped.stderr).toBe('');
+    expect(JSON.parse(stripped.stdout)).toEqual({
+      SECRETS_VAULT_TOKEN: null,
+      SECRETS_VAULT_TOKEN_FILE: null,
+    });
+    const kept = await command.run(printing(vaultId, ['--keep-token'], ...names), env);
+    expect(JSON.parse(kept.stdout)).toEqual({
+      SECRETS_VAULT_TOKEN: null,
+      SECRETS_VAULT_TOKEN_FILE: tokenFile,
+    });
+  });
+
   it.each([
     [
       'SECRETS_VAULT_BASE_URL',

@@ -337,7 +337,7 @@ describe('--fallback', () => {
     outage();
     const result = await command.run(args, withKey());
     expect(result.code).toBe(1);
-    expectOneLine(result, /holds another vault/);
+    expectOneLine(result, /holds other vaults than --vault/);
   });
 
   it('belongs to run only', async () => {

@@ -208,7 +208,7 @@ describe('run --fallback-only', () => {
       withKey(),
     );
     expect(result.code).toBe(1);
-    expectOneLine(result, /holds another vault/);
+    expectOneLine(result, /holds other vaults than --vault/);
   });
 
   it('exits 75 without a snapshot, or with one older than --fallback-max-age, as an outage does', async () => {

@@ -4,7 +4,6 @@
  * encrypted snapshot `run --fallback` starts from.
  */
 import { readEnv } from '../../core/env.js';
-import { toEnv } from '../../startup/to-env.js';
 import { newClient } from '../client.js';
 import type { Command, Flag } from '../command.js';
 import { EnvFormatError, formatDotenv, formatShell } from '../dotenv.js';
@@ -12,7 +11,7 @@ import { CommandError, usageError } from '../errors.js';
 import { FALLBACK_KEY_VARIABLE, readFallbackKey, writeSnapshot } from '../fallback.js';
 import { writeFileAtomically } from '../files.js';
 import { FORMAT, PREFIX, VAULT, WAIT, WAIT_HELP } from '../flags.js';
-import { loadForRun } from '../load.js';
+import { loadForRun, variablesOf } from '../load.js';
 
 const OUTPUT: Flag = { name: 'output', type: 'string' };
 
@@ -55,7 +54,7 @@ required, and --prefix belongs to run.
     { flag: WAIT, help: WAIT_HELP },
   ],
   async action(context) {
-    const { vaultId, prefix, startup } = context;
+    const { vaultIds, prefix, startup } = context;
     const format = context.string(FORMAT);
     if (format !== 'dotenv' && format !== 'shell' && format !== 'json' && format !== 'snapshot') {
       throw usageError('--format must be dotenv, shell, json or snapshot', 'export');
@@ -78,12 +77,13 @@ required, and --prefix belongs to run.
       const client = newClient();
       // The client has checked the base URL: the snapshot is bound to the service it names.
       const origin = new URL(readEnv('SECRETS_VAULT_BASE_URL') ?? '').origin;
-      writeSnapshot(output, key, origin, await loadForRun(client, vaultId, startup));
+      writeSnapshot(output, key, origin, await loadForRun(client, vaultIds, process.env, startup));
       return 0;
     }
     const client = newClient();
-    // A plain copy: `toEnv` keeps the printing safe, and this is the one place meant to print.
-    const variables = { ...toEnv(await client.secrets.load(vaultId, startup), { prefix }) };
+    // Plain data: `load`'s records print as [REDACTED], and this is the one place meant to print.
+    // No references are resolved: what is printed is the vaults' own variables.
+    const variables = variablesOf(await loadForRun(client, vaultIds, {}, startup), prefix);
     let text: string;
     try {
       text =

@@ -1,6 +1,7 @@
 /** The commands of `secrets-vault`, one module each. */
 import type { Command } from '../command.js';
 import { exportCommand } from './export.js';
+import { injectCommand } from './inject.js';
 import { lsCommand } from './ls.js';
 import { mockCommand } from './mock.js';
 import { runCommand } from './run.js';
@@ -10,4 +11,10 @@ import { runCommand } from './run.js';
  * flag-ownership check and the top-level help are derived from this list: adding a command here
  * is all it takes to make it known.
  */
-export const COMMANDS: readonly Command[] = [runCommand, exportCommand, lsCommand, mockCommand];
+export const COMMANDS: readonly Command[] = [
+  runCommand,
+  exportCommand,
+  injectCommand,
+  lsCommand,
+  mockCommand,
+];

@@ -28,7 +28,9 @@ the list of its keys: { "<secret>": ["<key>", ...] }.
     { flag: PREFIX },
   ],
   async action(context) {
-    const { vaultId, startup } = context;
+    const [vaultId = '', ...more] = context.vaultIds;
+    if (more.length > 0) throw usageError('ls lists one vault: give --vault once', 'ls');
+    const { startup } = context;
     const format = context.string(FORMAT) ?? 'text';
     if (format !== 'text' && format !== 'json') {
       throw usageError('--format must be text or json', 'ls');

@@ -15,9 +15,10 @@ import {
   statSync,
 } from 'node:fs';
 import { constants } from 'node:os';
+import type { Readable, Writable } from 'node:stream';
+import { parseEnv } from 'node:util';
 import { parseDuration, readEnv } from '../../core/env.js';
 import { escapeControlCharacters } from '../../core/redaction.js';
-import { toEnv } from '../../startup/to-env.js';
 import { ChildEnvError, childEnvironment } from '../child-env.js';
 import { newClient } from '../client.js';
 import type { Command, CommandContext, Flag } from '../command.js';
@@ -33,8 +34,10 @@ import {
   type SnapshotExpectation,
   writeSnapshot,
 } from '../fallback.js';
-import { PREFIX, VAULT, WAIT, WAIT_HELP } from '../flags.js';
-import { loadForRun } from '../load.js';
+import { readTextFile } from '../files.js';
+import { PREFIX, VAULT, VAULT_VARIABLE, WAIT, WAIT_HELP } from '../flags.js';
+import { loadForRun, variablesOf } from '../load.js';
+import { createMasker } from '../mask.js';
 
 const OVERRIDE: Flag = { name: 'override', type: 'boolean' };
 const FALLBACK: Flag = { name: 'fallback', type: 'string' };
@@ -46,12 +49,14 @@ const EXEC: Flag = { name: 'exec', type: 'boolean' };
 const WATCH: Flag = { name: 'watch', type: 'boolean' };
 const WATCH_INTERVAL: Flag = { name: 'watch-interval', type: 'string' };
 const GRACE: Flag = { name: 'grace', type: 'string' };
+const ENV_FILE: Flag = { name: 'env-file', type: 'string', multiple: true };
+const MASK: Flag = { name: 'mask', type: 'boolean' };
 
 /**
  * Flags that need `run` to stay the command's parent, so `--exec` refuses them: a flag that
  * watches or filters the command (a restart on change, masked output) is listed here.
  */
-const NEEDS_PARENT: readonly Flag[] = [WATCH];
+const NEEDS_PARENT: readonly Flag[] = [WATCH, MASK];
 
 const WATCH_INTERVAL_VARIABLE = 'SECRETS_VAULT_WATCH_INTERVAL';
 const DEFAULT_WATCH_INTERVAL_MS = 60_000;
@@ -64,24 +69,25 @@ const MAX_WATCH_DURATION_MS = 24 * 60 * 60 * 1000;
 /** @internal `secrets-vault run --vault <id> [options] -- <command> [args...]`. */
 export const runCommand: Command = {
   name: 'run',
-  summary: "run a command with the vault's secrets in its environment",
+  summary: "run a command with the vaults' secrets in its environment",
   synopsis: [
-    '--vault <id> [--prefix P] [--override] [--wait D] [--fallback F [--fallback-only]]',
-    '[--fallback-max-age D] [--keep-token] [--allow-var NAME]... [--exec]',
+    '--vault <id>... [--env-file F]... [--prefix P] [--override] [--wait D]',
+    '[--fallback F [--fallback-only]] [--fallback-max-age D] [--keep-token]',
+    '[--allow-var NAME]... [--mask | --exec]',
     '[--watch [--watch-interval D] [--grace D]] -- <command> [args...]',
   ],
-  usage: `Usage: secrets-vault run --vault <id> [--prefix P] [--override] [--wait D]
+  usage: `Usage: secrets-vault run --vault <id>... [--env-file <file>]... [--prefix P]
+                           [--override] [--wait D]
                            [--fallback <file> [--fallback-only]] [--fallback-max-age D]
-                           [--keep-token]
-                           [--allow-var NAME]... [--exec]
+                           [--keep-token] [--allow-var NAME]... [--mask | --exec]
                            [--watch [--watch-interval D] [--grace D]]
                            -- <command> [args...]
 `,
-  description: `Loads the vault's secrets once (with --watch, again each interval), puts them
+  description: `Loads the vaults' secrets once (with --watch, again each interval), puts them
 in the environment of <command> as SECRET_KEY variables (database.password ->
 DATABASE_PASSWORD), resolves vault://<vaultId>/<secret>/<key> references already in
-the environment, and runs <command> without a shell. Exits with its exit code (128
-+ the signal number when a signal ended it).
+the environment or in an --env-file, and runs <command> without a shell. Exits with
+its exit code (128 + the signal number when a signal ended it).
 
 Signals: <command> runs in a process group and session of its own, and SIGINT,
 SIGTERM, SIGQUIT, SIGHUP and SIGWINCH, whether sent to secrets-vault alone, to its
@@ -100,7 +106,22 @@ nor, in any case, a variable a program or tool reads as its configuration
 with --allow-var; vault values are never resolved as references.
 `,
   flags: [
-    { flag: VAULT, help: '  --vault <id>   the vault to load (required)\n' },
+    {
+      flag: VAULT,
+      help: `  --vault <id>   a vault to load (required, unless ${VAULT_VARIABLE} holds
+                 comma-separated ids); repeat to load several, in order: a later
+                 vault's variable replaces an earlier one's
+`,
+    },
+    {
+      flag: ENV_FILE,
+      help: `  --env-file <file>
+                 add the variables of a dotenv file (read as Node.js reads
+                 --env-file; repeat for several, a later file's variable replacing
+                 an earlier one's); the job's own environment wins over them, and
+                 their vault:// references are resolved
+`,
+    },
     { flag: PREFIX, help: '  --prefix <P>   prepended to every variable name, such as APP_\n' },
     {
       flag: OVERRIDE,
@@ -144,6 +165,13 @@ with --allow-var; vault values are never resolved as references.
       help: `  --allow-var <NAME>
                  let the vault set NAME although it changes how programs start
                  (repeat for each name)
+`,
+    },
+    {
+      flag: MASK,
+      help: `  --mask         pass <command>'s stdout and stderr through secrets-vault with
+                 every secret value of 4 characters or more replaced by
+                 <redacted>, line by line (they are pipes then, not a terminal)
 `,
     },
     {
@@ -234,7 +262,11 @@ with --allow-var; vault values are never resolved as references.
     for (const flag of [WATCH_INTERVAL, GRACE]) {
       if (!watch && given(context, flag)) throw usageError(`--${flag.name} needs --watch`, 'run');
     }
+    const envFiles = context.strings(ENV_FILE);
+    if (envFiles.includes('')) throw usageError('--env-file takes a file', 'run');
     return run(context, {
+      jobEnv: await jobEnvironment(envFiles),
+      mask: context.boolean(MASK),
       override: context.boolean(OVERRIDE),
       keepToken: context.boolean(KEEP_TOKEN),
       allowed: new Set(allowed),
@@ -249,6 +281,29 @@ with --allow-var; vault values are never resolved as references.
     });
   },
 };
+
+/**
+ * The job's environment as the command sees it before the vaults: the variables of the
+ * `--env-file`s (a later file's replacing an earlier one's), under the job's own, which win.
+ *
+ * @throws {CommandError} (exit 1) when a file cannot be read, is over 1 MiB or is not UTF-8
+ */
+async function jobEnvironment(files: readonly string[]): Promise<Environment> {
+  // Entries, then `fromEntries`: a later one replaces an earlier one, and a name such as
+  // `__proto__` stays a variable of its own.
+  const entries: [string, string][] = [];
+  for (const file of files) {
+    // Node.js's own reading of --env-file: quotes, `export`, comments and multi-line values.
+    const parsed = parseEnv(await readTextFile(file, 'the env file'));
+    for (const [name, value] of Object.entries(parsed)) {
+      if (value !== undefined) entries.push([name, value]);
+    }
+  }
+  for (const [name, value] of Object.entries(process.env)) {
+    if (value !== undefined) entries.push([name, value]);
+  }
+  return Object.fromEntries(entries);
+}
 
 /** Whether `flag` was given on the command line. */
 function given(values: CommandContext, flag: Flag): boolean {
@@ -326,6 +381,10 @@ interface WatchOptions {
 
 /** What `run` was asked to do, beyond the flags every command reads. */
 interface RunOptions {
+  /** The job's environment with its `--env-file` variables: what the vaults' variables join. */
+  readonly jobEnv: Readonly<Environment>;
+  /** `--mask`: the command's output passes through us, its secret values redacted. */
+  readonly mask: boolean;
   readonly override: boolean;
   readonly keepToken: boolean;
   readonly allowed: ReadonlySet<string>;
@@ -337,8 +396,8 @@ interface RunOptions {
 }
 
 async function run(context: CommandContext, options: RunOptions): Promise<number> {
-  const { vaultId } = context;
-  const { fallback } = options;
+  const { vaultIds } = context;
+  const { fallback, jobEnv } = options;
   const client = newClient();
   // The client has checked the base URL: a snapshot is bound to the service it names.
   const origin = new URL(readEnv('SECRETS_VAULT_BASE_URL') ?? '').origin;
@@ -347,15 +406,15 @@ async function run(context: CommandContext, options: RunOptions): Promise<number
   let fromSnapshot = fallback?.only === true;
   try {
     loaded = fallback?.only
-      ? snapshotOnly(fallback, { vaultId, origin, maxAge: fallback.maxAge })
-      : await loadForRun(client, vaultId, context.startup);
+      ? snapshotOnly(fallback, { vaultIds, origin, maxAge: fallback.maxAge })
+      : await loadForRun(client, vaultIds, jobEnv, context.startup);
   } catch (error) {
     // Only an outage falls back: a refused token or a deleted vault is a verdict to act on.
     if (fallback === undefined || !isOutage(error)) throw error;
     const outage = `${stayedUnavailable(performance.now() - started)} (${describe(error)})`;
     try {
       loaded = readSnapshot(fallback.file, fallback.key, {
-        vaultId,
+        vaultIds,
         origin,
         maxAge: fallback.maxAge,
       });
@@ -375,9 +434,9 @@ async function run(context: CommandContext, options: RunOptions): Promise<number
   const environmentOf = (from: Snapshot): Environment => {
     const { references } = from;
     return childEnvironment({
-      fromVault: toEnv(from.secrets, { prefix: context.prefix }),
+      fromVault: variablesOf(from, context.prefix),
       fromJob: Object.fromEntries(
-        Object.entries(process.env).map(([name, value]) => [
+        Object.entries(jobEnv).map(([name, value]) => [
           name,
           value !== undefined && Object.hasOwn(references, value) ? references[value] : value,
         ]),
@@ -407,15 +466,25 @@ async function run(context: CommandContext, options: RunOptions): Promise<number
   const [command = '', ...args] = context.operands;
   if (options.exec) return become(command, args, env);
   const { watch } = options;
-  if (watch === undefined) return runAsParent(command, args, env);
+  // Every value the command may print, from the vaults or through a reference; never the job's
+  // own variables. Values of earlier loads stay: a restarted command may still print them.
+  const masked = options.mask ? new Set<string>() : undefined;
+  const addMasked = (from: Snapshot) => {
+    for (const value of Object.values(variablesOf(from, ''))) masked?.add(value);
+    for (const value of Object.values(from.references)) masked?.add(value);
+  };
+  addMasked(loaded);
+  if (watch === undefined) return runAsParent(command, args, env, masked);
   let snapshotIsOld = fromSnapshot;
   return runWatching(command, args, env, {
     ...watch,
+    masked,
     startedUnavailable: fromSnapshot,
     async reload(deadline, signal) {
       // The client's ordinary retries, never the startup wait: a poll ends by its deadline.
-      const next = await loadForRun(client, vaultId, { wait: 0, signal }, deadline);
+      const next = await loadForRun(client, vaultIds, jobEnv, { wait: 0, signal }, deadline);
       const nextEnv = environmentOf(next);
+      addMasked(next);
       if (snapshotIsOld) {
         // Started from the snapshot: the first good load replaces it, changed or not.
         snapshotIsOld = false;
@@ -517,13 +586,48 @@ function signalChild(child: ChildProcess | undefined, signal: NodeJS.Signals, gr
 }
 
 /**
+ * How long the command's output may go on after it has exited, through `--mask`, from a process
+ * it left running: then what has come is written out, and the rest is not waited for.
+ */
+const OUTPUT_AFTER_EXIT_MS = 1_000;
+
+/**
+ * Passes `output` (the command's stdout or stderr) to `to` with every value of `masked`
+ * redacted, and resolves once it has all been written out: at its end, or a while after
+ * `exited` when a process the command left behind keeps it open.
+ */
+function passMasked(
+  output: Readable,
+  to: Writable,
+  masked: ReadonlySet<string>,
+  exited: Promise<unknown>,
+): Promise<void> {
+  const masker = createMasker(masked);
+  output.pipe(masker).pipe(to, { end: false });
+  return new Promise<void>((resolve) => {
+    masker.once('end', resolve);
+    exited.then(() => {
+      const timer = setTimeout(() => {
+        output.unpipe(masker);
+        output.destroy();
+        masker.end();
+      }, OUTPUT_AFTER_EXIT_MS);
+      masker.once('end', () => clearTimeout(timer));
+    });
+  });
+}
+
+/**
  * Starts `command` (no shell: arguments reach it as given, and nothing is expanded or injected)
- * and resolves to the exit code `run` leaves with once it has ended, or could not start.
+ * and resolves to the exit code `run` leaves with once it has ended, or could not start. With
+ * `masked`, its stdout and stderr pass through us with those values redacted, and it resolves
+ * once they have been written out.
  */
 function startChild(
   command: string,
   args: readonly string[],
   env: Environment,
+  masked: ReadonlySet<string> | undefined,
 ): { child: ChildProcess | undefined; exited: Promise<number> } {
   let child: ChildProcess;
   try {
@@ -531,7 +635,11 @@ function startChild(
     // keys reaches only us, and we pass it on once, as we do one sent to us alone. In a group we
     // shared, a signal to the group would reach it from the sender and from us (twice), and one
     // to us alone only if we passed it on, which we cannot tell apart.
-    child = spawn(command, args, { stdio: 'inherit', env, detached: true });
+    child = spawn(command, args, {
+      stdio: masked === undefined ? 'inherit' : ['inherit', 'pipe', 'pipe'],
+      env,
+      detached: true,
+    });
   } catch (error) {
     // Node's own message can quote the environment: say only its code.
     cannotRun(command, (error as NodeJS.ErrnoException).code ?? 'error');
@@ -544,7 +652,19 @@ function startChild(
     });
     child.once('exit', (code, signal) => resolve(exitCodeFor(code, signal)));
   });
-  return { child, exited };
+  const { stdout, stderr } = child;
+  if (masked === undefined || stdout === null || stderr === null) return { child, exited };
+  const written = Promise.all([
+    passMasked(stdout, process.stdout, masked, exited),
+    passMasked(stderr, process.stderr, masked, exited),
+  ]);
+  return {
+    child,
+    exited: exited.then(async (code) => {
+      await written;
+      return code;
+    }),
+  };
 }
 
 /**
@@ -555,11 +675,12 @@ async function runAsParent(
   command: string,
   args: readonly string[],
   env: Environment,
+  masked: ReadonlySet<string> | undefined,
 ): Promise<number> {
   let child: ChildProcess | undefined;
   const stopListening = passSignalsOn(() => child);
   try {
-    const started = startChild(command, args, env);
+    const started = startChild(command, args, env, masked);
     child = started.child;
     return await started.exited;
   } finally {
@@ -569,6 +690,8 @@ async function runAsParent(
 
 /** What `--watch` needs beyond its flags: how to load again, and how the run started. */
 interface Watching extends WatchOptions {
+  /** `--mask`: the values to redact in the command's output, each load's added as it comes. */
+  readonly masked: ReadonlySet<string> | undefined;
   /** Whether the command started from the snapshot through an outage, already said. */
   readonly startedUnavailable: boolean;
   /**
@@ -682,7 +805,7 @@ async function runWatching(
   try {
     let env = initial;
     for (;;) {
-      const started = startChild(command, args, env);
+      const started = startChild(command, args, env, watch.masked);
       child = started.child;
       const ended = started.exited.then((code) => ({ code }));
       const outcome = await Promise.race([ended, nextChange(env).then((changed) => ({ changed }))]);
