@@ -1,4 +1,5 @@
 import { defineConfig, type Options } from 'tsup';
+import packageJson from './package.json' with { type: 'json' };
 import { browserModules } from './scripts/browser-modules.ts';
 
 /** The namespaces that have a sub-path of their own (`@secrets-vault/sdk/vaults`, …). */
@@ -64,6 +65,21 @@ export default defineConfig([
     target: 'es2022',
     platform: 'neutral',
     external: ['@secrets-vault/sdk'],
+  },
+  {
+    // The OpenTelemetry spans: an entry of its own, so that only who imports it loads
+    // `@opentelemetry/api` (external: the application's one copy holds the global tracer
+    // provider, propagator and context). It takes nothing but types from the core.
+    entry: { 'opentelemetry/index': 'src/opentelemetry/index.ts' },
+    format: ['esm', 'cjs'],
+    dts: true,
+    sourcemap: true,
+    treeshake: true,
+    target: 'es2022',
+    platform: 'neutral',
+    external: ['@secrets-vault/sdk', '@opentelemetry/api'],
+    // The tracer's version (the instrumentation scope's).
+    define: { __SECRETS_VAULT_SDK_VERSION__: JSON.stringify(packageJson.version) },
   },
   {
     // The client for Node, Bun and Deno (the `node` export condition): ky and zod inlined and

@@ -11,6 +11,7 @@ const MOCK_FILES = [
   'test/e2e/**/*.test.ts',
   'test/cli/**/*.test.ts',
   'test/query/**/*.test.ts',
+  'test/opentelemetry/**/*.test.ts',
   'test/frameworks/**/*.test.ts',
   'examples/**/*.test.ts',
 ];

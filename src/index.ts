@@ -40,6 +40,15 @@ export type { LogFields, Logger, LogLevel } from './core/logger.js';
 export type { ClientOptions, RequestOptions } from './core/options.js';
 export { Page, type PageData, PagePromise, type ToArrayOptions } from './core/pagination.js';
 export type { RetryBudgetOptions } from './core/retry.js';
+export type {
+  AttemptEnd,
+  AttemptRecord,
+  AttemptStart,
+  OperationEnd,
+  OperationRecord,
+  OperationStart,
+  Telemetry,
+} from './core/telemetry.js';
 export * from './org.js';
 export { ListParams, User, VaultRole } from './resources/shared.js';
 export * from './secrets.js';

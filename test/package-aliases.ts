@@ -7,13 +7,17 @@ import { fileURLToPath } from 'node:url';
 const source = (path: string) => fileURLToPath(new URL(`../${path}`, import.meta.url));
 
 /**
- * `@secrets-vault/sdk`, `/mock`, `/mock/node` and `/query` mapped to their sources, most specific
+ * `@secrets-vault/sdk`, `/mock`, `/mock/node`, `/query` and `/opentelemetry` mapped to their sources, most specific
  * first.
  */
 export const packageAliases = [
   { find: '@secrets-vault/sdk/mock/node', replacement: source('src/mock/node.ts') },
   { find: '@secrets-vault/sdk/mock', replacement: source('src/mock/index.ts') },
   { find: '@secrets-vault/sdk/query', replacement: source('src/query/index.ts') },
+  {
+    find: '@secrets-vault/sdk/opentelemetry',
+    replacement: source('src/opentelemetry/index.ts'),
+  },
   ...['vaults', 'secrets', 'teams', 'org', 'audit'].map((name) => ({
     find: `@secrets-vault/sdk/${name}`,
     replacement: source(`src/${name}.ts`),

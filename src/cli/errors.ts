@@ -4,14 +4,12 @@
  */
 import { type SettingProblem, settingProblemOf } from '../core/env.js';
 import {
-  APIConnectionError,
-  APIError,
   AuthenticationError,
   NotFoundError,
   PermissionDeniedError,
   SecretsVaultError,
 } from '../core/errors.js';
-import { isUnavailableStatus } from '../core/retry.js';
+import { isOutage } from '../core/retry.js';
 
 /** @internal A failure to report in one line, with the exit code to leave with. */
 export class CommandError extends Error {
@@ -39,14 +37,6 @@ export function exitCodeOf(error: unknown): number {
   if (error instanceof CommandError) return error.exitCode;
   if (error instanceof AuthenticationError || error instanceof PermissionDeniedError) return 77;
   return isOutage(error) ? 75 : 1;
-}
-
-/** @internal Whether `error` says the service was unavailable, as opposed to a verdict on the request. */
-export function isOutage(error: unknown): boolean {
-  return (
-    error instanceof APIConnectionError ||
-    (error instanceof APIError && isUnavailableStatus(error.status))
-  );
 }
 
 /** @internal How an outage is reported: how long the service stayed unavailable, in seconds. */

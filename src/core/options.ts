@@ -13,6 +13,7 @@ import {
 } from './limits.js';
 import { isLogLevel, LevelLogger, type Logger, type LogLevel } from './logger.js';
 import { RetryBudget, type RetryBudgetOptions } from './retry.js';
+import type { Telemetry } from './telemetry.js';
 
 /** Options of {@link SecretsVault}. */
 export interface ClientOptions {
@@ -90,6 +91,14 @@ export interface ClientOptions {
    * @example { 'X-Tenant': 'acme' }
    */
   readonly headers?: Readonly<Record<string, string>> | undefined;
+  /**
+   * How the client reports its calls: an operation span per call and a CLIENT span per HTTP
+   * attempt, with `openTelemetry()` from `@secrets-vault/sdk/opentelemetry`. Never a header, a
+   * body, a token or a secret value in what is reported.
+   * @default nothing is reported, and nothing is loaded for it
+   * @example openTelemetry()
+   */
+  readonly telemetry?: Telemetry | undefined;
 }
 
 /**
@@ -152,6 +161,9 @@ export interface ClientConfig {
   readonly fetch: typeof globalThis.fetch | undefined;
   readonly retryBudget: RetryBudget | undefined;
   readonly logger: LevelLogger | undefined;
+  readonly telemetry: Telemetry | undefined;
+  /** The service's host and port, as telemetry names them. */
+  readonly server: { readonly serverAddress: string; readonly serverPort: number };
 }
 
 /** @internal What one call runs with: the client's settings overridden by the call's options. */
@@ -251,6 +263,12 @@ export function resolveClientOptions(options: ClientOptions): ClientConfig {
   if (options.logger !== undefined && !isLogger(options.logger)) {
     issues.push({ path: ['logger'], message: 'must have debug, info, warn and error methods' });
   }
+  if (
+    options.telemetry !== undefined &&
+    typeof (options.telemetry as Partial<Telemetry> | null)?.startOperation !== 'function'
+  ) {
+    issues.push({ path: ['telemetry'], message: 'must be made by openTelemetry()' });
+  }
   const [first] = issues;
   if (first !== undefined) {
     throw new SecretsVaultError(`Invalid option \`${first.path.join('.')}\`: ${first.message}`);
@@ -278,6 +296,8 @@ export function resolveClientOptions(options: ClientOptions): ClientConfig {
     fetch: options.fetch,
     retryBudget: options.retryBudget === false ? undefined : new RetryBudget(options.retryBudget),
     logger: logLevel === 'off' ? undefined : new LevelLogger(options.logger ?? console, logLevel),
+    telemetry: options.telemetry,
+    server: serverOf(baseUrl),
   };
 }
 
@@ -468,4 +488,12 @@ function isLogger(value: unknown): value is Logger {
 
 function isAbortSignal(value: unknown): value is AbortSignal {
   return typeof AbortSignal !== 'undefined' && value instanceof AbortSignal;
+}
+
+/** The host and port of `baseUrl` (already checked to be an http(s) URL), as telemetry names them. */
+function serverOf(baseUrl: string): ClientConfig['server'] {
+  const url = new URL(baseUrl);
+  const port = url.port === '' ? (url.protocol === 'https:' ? 443 : 80) : Number(url.port);
+  // An IPv6 literal without its brackets, as `server.address` wants it.
+  return { serverAddress: url.hostname.replace(/^\[(.*)\]$/, '$1'), serverPort: port };
 }

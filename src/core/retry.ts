@@ -1,14 +1,19 @@
 /**
  * When a failed attempt is tried again and how long to wait first: the one retry policy of the
- * client. ky runs the loop (its timers, `totalTimeout`, hooks); this module decides every retry
- * and computes every wait, so ky's own Retry-After handling and jitter never apply.
+ * client, deciding on the SDK's own errors (what response.ts made of an attempt), and the one
+ * definition of an outage that the cache and the command reuse.
  *
  * Two modes: the ordinary one (at most `maxRetries` retries) and the startup one (`wait`: keep
  * retrying an unavailable service until a deadline). Both draw waits from the same curve.
  */
-import { isHTTPError, isNetworkError, isTimeoutError, type RetryOptions } from 'ky';
-import { readFailureEnvelope } from './envelope.js';
-import { parseRetryAfter } from './errors.js';
+import {
+  APIConnectionError,
+  APIError,
+  APITimeoutError,
+  APIUserAbortError,
+  parseRetryAfter,
+  type SecretsVaultError,
+} from './errors.js';
 import { isBlockedByBrowser } from './network-failure.js';
 
 const BACKOFF_BASE_MS = 500;
@@ -29,8 +34,18 @@ export function isUnavailableStatus(status: number): boolean {
   return status === 408 || status === 429 || (status >= 500 && status <= 599);
 }
 
-// ky's limit must be a finite whole number; the policy below ends unlimited retries itself.
-const UNLIMITED = Number.MAX_SAFE_INTEGER;
+/**
+ * Whether `error` says the service was unavailable (no response, a timeout, 408, 429, a 5xx),
+ * as opposed to a verdict on the request (a refused token, a vault that does not exist, a
+ * response the SDK cannot use): an outage is waited out, retried, served from a cache or a
+ * snapshot; a verdict is acted on.
+ */
+export function isOutage(error: unknown): boolean {
+  return (
+    error instanceof APIConnectionError ||
+    (error instanceof APIError && isUnavailableStatus(error.status))
+  );
+}
 
 /**
  * Settings of the retry budget, a token bucket in the spirit of the AWS SDKs' standard retry
@@ -78,22 +93,6 @@ export class RetryBudget {
   }
 }
 
-/** What the retry decision needs to know about one call. */
-export interface RetryCall {
-  readonly signal: AbortSignal | undefined;
-  readonly budget: RetryBudget | undefined;
-  /** `performance.now()` when the call started: the startup wait's deadline counts from it. */
-  readonly startedAt: number;
-  /** Tokens this call's retries have taken so far. */
-  spent: number;
-  /** Answers with a `Retry-After` so far in this call: each widens the next spread. */
-  throttled: number;
-  /** The wait before the next retry, decided with it. */
-  nextDelay: number;
-  /** Whether the startup wait's last retry, drawn within the deadline's last half second, was taken. */
-  lastRetryTaken: boolean;
-}
-
 /** @internal How one call retries. */
 export interface RetryPolicy {
   /** Retries after the first attempt, in the ordinary mode; may be `Infinity`. */
@@ -121,18 +120,82 @@ export function deadlineOf(
 
 const MAX_TIMER_MS = 2_147_483_647;
 
+/** @internal The retries of one call, asked after each failed attempt. */
+export interface Retries {
+  /**
+   * The milliseconds to wait before retrying after `error`, the failure of attempt number
+   * `attempts` of `request`; undefined when the call ends with it.
+   */
+  next(error: SecretsVaultError, request: RetriedRequest, attempts: number): number | undefined;
+  /** The call succeeded: what its retries took from the budget goes back. */
+  succeeded(): void;
+}
+
+/** @internal What the policy reads of the request: may it be sent twice, and where to. */
+export interface RetriedRequest {
+  readonly method: string;
+  readonly url: string;
+  readonly idempotencyKey: string | null;
+}
+
 /**
- * ky retry options for one call: ky asks {@link RetryCall}'s policy about every failure and
- * waits what it decided. Retried only where safe (GET, PATCH, DELETE, and POSTs that carry an
- * Idempotency-Key); `delay` hands ky the wait chosen with the decision.
+ * @internal Starts the retries of one call that started at `startedAt` (a {@link now} instant).
+ * Retried only where safe (GET, PATCH, DELETE, and POSTs that carry an Idempotency-Key), and
+ * only after an outage or a 409 `idempotency_in_progress`.
  */
-export function retryOptions(policy: RetryPolicy, call: RetryCall): RetryOptions {
-  const unlimited = policy.wait > 0 || !Number.isFinite(policy.maxRetries);
+export function startRetries(
+  policy: RetryPolicy,
+  budget: RetryBudget | undefined,
+  startedAt: number,
+): Retries {
+  // Tokens this call's retries have taken so far.
+  let spent = 0;
+  // Answers with a `Retry-After` so far in this call: each widens the next spread.
+  let throttled = 0;
+  // Whether the startup wait's last retry, drawn within the deadline's last half second, was taken.
+  let lastRetryTaken = false;
   return {
-    limit: unlimited ? UNLIMITED : policy.maxRetries,
-    methods: ['get', 'patch', 'delete', 'post'],
-    delay: () => call.nextDelay,
-    shouldRetry: ({ error, retryCount }) => decide(error, retryCount, policy, call),
+    next(error, request, attempts) {
+      if (!isRetryable(error, request)) return undefined;
+      const retryAfter =
+        error instanceof APIError ? parseRetryAfter(error.headers.get('retry-after')) : null;
+      const retryAfterMs = retryAfter === null ? null : retryAfter * 1000;
+      if (retryAfterMs !== null) throttled += 1;
+      let delay = retryDelay(attempts, retryAfterMs, throttled);
+      const afterTimeout = error instanceof APITimeoutError;
+      if (policy.wait > 0) {
+        // Startup mode: the deadline, not a count, ends the retries, and the call ends at it
+        // (the attempt in flight is cut there: see `deadlineOf`). A wait that would overshoot it
+        // is shortened to end within the deadline's last half second, at a random point so that
+        // a fleet started together does not come back at one instant, for one last attempt; a
+        // job whose service stays down thus fails about when its wait is over, not up to 8 s
+        // early.
+        const left = startedAt + policy.wait - now();
+        const floor = retryAfterMs ?? 0;
+        if (lastRetryTaken || left - floor <= LAST_ATTEMPT_MARGIN_MS) return undefined;
+        if (delay >= left - LAST_ATTEMPT_MARGIN_MS) {
+          const spread = Math.min(left - LAST_ATTEMPT_MARGIN_MS - floor, BACKOFF_BASE_MS);
+          delay = left - LAST_ATTEMPT_MARGIN_MS - Math.random() * spread;
+          lastRetryTaken = true;
+        }
+        // Spent when the budget has it, so the client's other calls see the trouble, but never
+        // refused: these retries are already paced by the capped backoff and end at the deadline.
+        spent += budget?.tryAcquire(afterTimeout) ?? 0;
+        return delay;
+      }
+      if (attempts > policy.maxRetries) return undefined;
+      // Waiting longer than a minute would hold a caller hostage: fail now and let it decide.
+      if (retryAfterMs !== null && retryAfterMs > MAX_RETRY_AFTER_MS) return undefined;
+      if (budget !== undefined) {
+        const cost = budget.tryAcquire(afterTimeout);
+        if (cost === undefined) return undefined;
+        spent += cost;
+      }
+      return delay;
+    },
+    succeeded() {
+      budget?.onSuccess(spent);
+    },
   };
 }
 
@@ -155,59 +218,18 @@ function retryDelay(retryCount: number, retryAfterMs: number | null, throttled: 
   return retryAfterMs + Math.random() * spread;
 }
 
-function decide(error: Error, retryCount: number, policy: RetryPolicy, call: RetryCall): boolean {
-  if (call.signal?.aborted || !isRetryable(error)) return false;
-  const retryAfter = isHTTPError(error)
-    ? parseRetryAfter(error.response.headers.get('retry-after'))
-    : null;
-  const retryAfterMs = retryAfter === null ? null : retryAfter * 1000;
-  if (retryAfterMs !== null) call.throttled += 1;
-  let delay = retryDelay(retryCount, retryAfterMs, call.throttled);
-
-  if (policy.wait > 0) {
-    // Startup mode: the deadline, not a count, ends the retries, and the call ends at it (the
-    // attempt in flight is cut there: see `deadlineOf`). A wait that would overshoot it is
-    // shortened to end within the deadline's last half second, at a random point so that a fleet
-    // started together does not come back at one instant, for one last attempt; a job whose
-    // service stays down thus fails about when its wait is over, not up to 8 s early.
-    const left = call.startedAt + policy.wait - now();
-    const floor = retryAfterMs ?? 0;
-    if (call.lastRetryTaken || left - floor <= LAST_ATTEMPT_MARGIN_MS) return false;
-    if (delay >= left - LAST_ATTEMPT_MARGIN_MS) {
-      const spread = Math.min(left - LAST_ATTEMPT_MARGIN_MS - floor, BACKOFF_BASE_MS);
-      delay = left - LAST_ATTEMPT_MARGIN_MS - Math.random() * spread;
-      call.lastRetryTaken = true;
-    }
-    // Spent when the budget has it, so the client's other calls see the trouble, but never
-    // refused: these retries are already paced by the capped backoff and end at the deadline.
-    call.spent += call.budget?.tryAcquire(isTimeoutError(error)) ?? 0;
-  } else {
-    if (retryCount > policy.maxRetries) return false;
-    // Waiting longer than a minute would hold a caller hostage: fail now and let it decide.
-    if (retryAfterMs !== null && retryAfterMs > MAX_RETRY_AFTER_MS) return false;
-    if (call.budget !== undefined) {
-      const cost = call.budget.tryAcquire(isTimeoutError(error));
-      if (cost === undefined) return false;
-      call.spent += cost;
-    }
+/** Whether a call may be retried after `error`: what cannot create twice, after an outage. */
+function isRetryable(error: SecretsVaultError, request: RetriedRequest): boolean {
+  if (error instanceof APIUserAbortError) return false;
+  if (request.method === 'POST' && request.idempotencyKey === null) return false;
+  if (error instanceof APIConnectionError) {
+    // CORS, CSP or mixed content: the browser will refuse the retry just the same.
+    return error instanceof APITimeoutError || !isBlockedByBrowser(error.cause, request.url);
   }
-  call.nextDelay = delay;
-  return true;
-}
-
-function isRetryable(error: Error): boolean {
-  if (!isHTTPError(error) && !isNetworkError(error) && !isTimeoutError(error)) return false;
-  // Only what cannot create twice: GET, PATCH, DELETE, and POSTs with an Idempotency-Key.
-  if (error.request.method === 'POST' && !error.request.headers.has('idempotency-key'))
-    return false;
-  // CORS, CSP or mixed content: the browser will refuse the retry just the same.
-  if (isNetworkError(error) && isBlockedByBrowser(error.cause, error.request.url)) return false;
-  if (!isHTTPError(error)) return true;
-  const { status } = error.response;
-  if (status === 409) {
-    return readFailureEnvelope(status, error.data)?.errorCode === 'idempotency_in_progress';
-  }
-  return isUnavailableStatus(status);
+  if (!(error instanceof APIError)) return false;
+  // Another attempt with the same key is still running: it will be done, and replayed, soon.
+  if (error.status === 409) return error.code === 'idempotency_in_progress';
+  return isUnavailableStatus(error.status);
 }
 
 /** @internal Milliseconds on a monotonic clock where there is one: deadlines must not follow the wall clock. */

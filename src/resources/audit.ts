@@ -68,6 +68,7 @@ export class Audit extends APIResource {
    */
   list(params: AuditListParams = {}, options?: RequestOptions): PagePromise<AuditEntry> {
     return this.core.list({
+      operation: 'audit.list',
       method: 'GET',
       path: '/audit',
       query: { value: params, schema: AuditListParams },

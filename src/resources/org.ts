@@ -148,6 +148,7 @@ export class OrgMembers extends APIResource {
    */
   list(params: OrgMemberListParams = {}, options?: RequestOptions): PagePromise<OrgMember> {
     return this.core.list({
+      operation: 'org.members.list',
       method: 'GET',
       path: '/org/members',
       query: { value: params, schema: OrgMemberListParams },
@@ -171,6 +172,7 @@ export class OrgMembers extends APIResource {
     options?: RequestOptions,
   ): APIPromise<OrgMember> {
     return this.core.request({
+      operation: 'org.members.update',
       method: 'PATCH',
       path: '/org/members/{memberId}',
       pathParams: { memberId },
@@ -190,6 +192,7 @@ export class OrgMembers extends APIResource {
    */
   delete(memberId: string, options?: RequestOptions): APIPromise<void> {
     return this.core.request({
+      operation: 'org.members.delete',
       method: 'DELETE',
       path: '/org/members/{memberId}',
       pathParams: { memberId },
@@ -213,6 +216,7 @@ export class Invitations extends APIResource {
    */
   list(params: InvitationListParams = {}, options?: RequestOptions): PagePromise<Invitation> {
     return this.core.list({
+      operation: 'org.invitations.list',
       method: 'GET',
       path: '/org/invitations',
       query: { value: params, schema: InvitationListParams },
@@ -232,6 +236,7 @@ export class Invitations extends APIResource {
    */
   create(params: InvitationCreateParams, options?: RequestOptions): APIPromise<Invitation> {
     return this.core.request({
+      operation: 'org.invitations.create',
       method: 'POST',
       path: '/org/invitations',
       body: { value: params, schema: InvitationCreateParams },
@@ -260,6 +265,7 @@ export class Org extends APIResource {
    */
   get(options?: RequestOptions): APIPromise<Organization> {
     return this.core.request({
+      operation: 'org.get',
       method: 'GET',
       path: '/org',
       expected: { kind: 'data', schema: Organization },

@@ -198,6 +198,7 @@ export class Secrets extends APIResource {
     options?: RequestOptions,
   ): PagePromise<Secret> {
     return this.core.list({
+      operation: 'secrets.list',
       method: 'GET',
       path: '/vaults/{vaultId}/secrets',
       pathParams: { vaultId },
@@ -226,6 +227,7 @@ export class Secrets extends APIResource {
     options?: RequestOptions,
   ): APIPromise<Secret> {
     return this.core.request({
+      operation: 'secrets.create',
       method: 'POST',
       path: '/vaults/{vaultId}/secrets',
       pathParams: { vaultId },
@@ -251,6 +253,7 @@ export class Secrets extends APIResource {
     options?: RequestOptions,
   ): APIPromise<Secret> {
     return this.core.request({
+      operation: 'secrets.update',
       method: 'PATCH',
       path: '/secrets/{secretId}',
       pathParams: { secretId },
@@ -271,6 +274,7 @@ export class Secrets extends APIResource {
    */
   delete(secretId: string, options?: RequestOptions): APIPromise<void> {
     return this.core.request({
+      operation: 'secrets.delete',
       method: 'DELETE',
       path: '/secrets/{secretId}',
       pathParams: { secretId },
@@ -290,6 +294,7 @@ export class Secrets extends APIResource {
    */
   getValue(secretId: string, options?: RequestOptions): APIPromise<SecretWithValue> {
     return this.core.request({
+      operation: 'secrets.getValue',
       method: 'GET',
       path: '/secrets/{secretId}/value',
       pathParams: { secretId },
@@ -328,7 +333,7 @@ export class Secrets extends APIResource {
     options: LoadOptions<Schema> = {},
   ): Promise<LoadResult<Schema>> {
     const { schema, wait, ...requestOptions } = options;
-    const secrets = await this.#values(vaultId, requestOptions, wait ?? 'default');
+    const secrets = await this.#values('secrets.load', vaultId, requestOptions, wait ?? 'default');
     return (await buildLoaded(secrets, schema)) as LoadResult<Schema>;
   }
 
@@ -354,7 +359,7 @@ export class Secrets extends APIResource {
   ): Promise<{ [Key in keyof Values]: Values[Key] }> {
     const { wait, ...requestOptions } = options;
     return resolveReferences(record, (vaultId) =>
-      this.#values(vaultId, requestOptions, wait ?? 'default'),
+      this.#values('secrets.resolveReferences', vaultId, requestOptions, wait ?? 'default'),
     );
   }
 
@@ -369,16 +374,21 @@ export class Secrets extends APIResource {
    * ```
    */
   listValues(vaultId: string, options?: RequestOptions): APIPromise<SecretWithValue[]> {
-    return this.#values(vaultId, options, undefined);
+    return this.#values('secrets.listValues', vaultId, options, undefined);
   }
 
-  /** The values endpoint, as an ordinary call or as a startup call that waits (`wait`). */
+  /**
+   * The values endpoint, as an ordinary call or as a startup call that waits (`wait`); reported
+   * to telemetry as `operation`, the public method it serves.
+   */
   #values(
+    operation: 'secrets.listValues' | 'secrets.load' | 'secrets.resolveReferences',
     vaultId: string,
     options: RequestOptions | undefined,
     wait: number | 'default' | undefined,
   ): APIPromise<SecretWithValue[]> {
     return this.core.request<'/vaults/{vaultId}/secrets/values', SecretWithValue[]>({
+      operation,
       method: 'GET',
       path: '/vaults/{vaultId}/secrets/values',
       pathParams: { vaultId },

@@ -113,6 +113,7 @@ export class TeamMembers extends APIResource {
     options?: RequestOptions,
   ): PagePromise<TeamMember> {
     return this.core.list({
+      operation: 'teams.members.list',
       method: 'GET',
       path: '/teams/{teamId}/members',
       pathParams: { teamId },
@@ -136,6 +137,7 @@ export class TeamMembers extends APIResource {
     options?: RequestOptions,
   ): APIPromise<TeamMember> {
     return this.core.request({
+      operation: 'teams.members.create',
       method: 'POST',
       path: '/teams/{teamId}/members',
       pathParams: { teamId },
@@ -156,6 +158,7 @@ export class TeamMembers extends APIResource {
    */
   delete(teamId: string, memberId: string, options?: RequestOptions): APIPromise<void> {
     return this.core.request({
+      operation: 'teams.members.delete',
       method: 'DELETE',
       path: '/teams/{teamId}/members/{memberId}',
       pathParams: { teamId, memberId },
@@ -180,6 +183,7 @@ export class Teams extends APIResource {
    */
   list(params: TeamListParams = {}, options?: RequestOptions): PagePromise<Team> {
     return this.core.list({
+      operation: 'teams.list',
       method: 'GET',
       path: '/teams',
       query: { value: params, schema: TeamListParams },
@@ -198,6 +202,7 @@ export class Teams extends APIResource {
    */
   create(params: TeamCreateParams, options?: RequestOptions): APIPromise<Team> {
     return this.core.request({
+      operation: 'teams.create',
       method: 'POST',
       path: '/teams',
       body: { value: params, schema: TeamCreateParams },
@@ -217,6 +222,7 @@ export class Teams extends APIResource {
    */
   get(teamId: string, options?: RequestOptions): APIPromise<Team> {
     return this.core.request({
+      operation: 'teams.get',
       method: 'GET',
       path: '/teams/{teamId}',
       pathParams: { teamId },
@@ -235,6 +241,7 @@ export class Teams extends APIResource {
    */
   update(teamId: string, params: TeamUpdateParams, options?: RequestOptions): APIPromise<Team> {
     return this.core.request({
+      operation: 'teams.update',
       method: 'PATCH',
       path: '/teams/{teamId}',
       pathParams: { teamId },
@@ -254,6 +261,7 @@ export class Teams extends APIResource {
    */
   delete(teamId: string, options?: RequestOptions): APIPromise<void> {
     return this.core.request({
+      operation: 'teams.delete',
       method: 'DELETE',
       path: '/teams/{teamId}',
       pathParams: { teamId },

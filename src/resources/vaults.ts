@@ -165,6 +165,7 @@ export class VaultMembers extends APIResource {
     options?: RequestOptions,
   ): PagePromise<VaultMember> {
     return this.core.list({
+      operation: 'vaults.members.list',
       method: 'GET',
       path: '/vaults/{vaultId}/members',
       pathParams: { vaultId },
@@ -188,6 +189,7 @@ export class VaultMembers extends APIResource {
     options?: RequestOptions,
   ): APIPromise<VaultMember> {
     return this.core.request({
+      operation: 'vaults.members.create',
       method: 'POST',
       path: '/vaults/{vaultId}/members',
       pathParams: { vaultId },
@@ -213,6 +215,7 @@ export class VaultMembers extends APIResource {
     options?: RequestOptions,
   ): APIPromise<VaultMemberUpdateResponse> {
     return this.core.request({
+      operation: 'vaults.members.update',
       method: 'PATCH',
       path: '/vaults/{vaultId}/members/{memberId}',
       pathParams: { vaultId, memberId },
@@ -232,6 +235,7 @@ export class VaultMembers extends APIResource {
    */
   delete(vaultId: string, memberId: string, options?: RequestOptions): APIPromise<void> {
     return this.core.request({
+      operation: 'vaults.members.delete',
       method: 'DELETE',
       path: '/vaults/{vaultId}/members/{memberId}',
       pathParams: { vaultId, memberId },
@@ -257,6 +261,7 @@ export class Vaults extends APIResource {
    */
   list(params: VaultListParams = {}, options?: RequestOptions): PagePromise<Vault> {
     return this.core.list({
+      operation: 'vaults.list',
       method: 'GET',
       path: '/vaults',
       query: { value: params, schema: VaultListParams },
@@ -276,6 +281,7 @@ export class Vaults extends APIResource {
    */
   create(params: VaultCreateParams, options?: RequestOptions): APIPromise<Vault> {
     return this.core.request({
+      operation: 'vaults.create',
       method: 'POST',
       path: '/vaults',
       body: { value: params, schema: VaultCreateParams },
@@ -295,6 +301,7 @@ export class Vaults extends APIResource {
    */
   get(vaultId: string, options?: RequestOptions): APIPromise<Vault> {
     return this.core.request({
+      operation: 'vaults.get',
       method: 'GET',
       path: '/vaults/{vaultId}',
       pathParams: { vaultId },
@@ -313,6 +320,7 @@ export class Vaults extends APIResource {
    */
   update(vaultId: string, params: VaultUpdateParams, options?: RequestOptions): APIPromise<Vault> {
     return this.core.request({
+      operation: 'vaults.update',
       method: 'PATCH',
       path: '/vaults/{vaultId}',
       pathParams: { vaultId },
@@ -332,6 +340,7 @@ export class Vaults extends APIResource {
    */
   delete(vaultId: string, options?: RequestOptions): APIPromise<void> {
     return this.core.request({
+      operation: 'vaults.delete',
       method: 'DELETE',
       path: '/vaults/{vaultId}',
       pathParams: { vaultId },

@@ -7,7 +7,7 @@
  */
 import type { SecretsVault } from '../client.js';
 import { APIError } from '../core/errors.js';
-import { now } from '../core/retry.js';
+import { isOutage, now } from '../core/retry.js';
 import { type LoadedSecrets, type LoadResult, validateLoaded } from './load.js';
 import { ownData, plainCopy } from './redacted.js';
 import type { StandardSchemaV1 } from './standard-schema.js';
@@ -142,10 +142,6 @@ interface Entry {
   inflight?: Promise<LoadedSecrets>;
 }
 
-// Answers that are a decision about the token or the vault, not an outage: serving the old
-// value after one would outlive a revoked token or a deleted vault.
-const VERDICTS = new Set([401, 403, 404]);
-
 // Refreshes happen at a random point of [ttl, ttl × (1 + REFRESH_SPREAD)) after each load, so that
 // a fleet started together does not ask the service in the same second forever after.
 const REFRESH_SPREAD = 0.2;
@@ -239,7 +235,9 @@ export function createSecretCache(client: SecretsVault, options: SecretCacheOpti
           if (first) {
             if (firstLoads.get(vaultId) === entry) firstLoads.delete(vaultId);
           } else if (entries.get(vaultId) === entry) {
-            if (error instanceof APIError && VERDICTS.has(error.status)) entries.delete(vaultId);
+            // An answer that is a verdict on the token or the vault, not an outage: serving the
+            // old value after one would outlive a revoked token or a deleted vault.
+            if (error instanceof APIError && !isOutage(error)) entries.delete(vaultId);
             if (onError) notify(() => onError(vaultId, error));
           }
           throw error;

@@ -19,10 +19,11 @@ import type { Readable, Writable } from 'node:stream';
 import { parseEnv } from 'node:util';
 import { parseDuration, readEnv } from '../../core/env.js';
 import { escapeControlCharacters } from '../../core/redaction.js';
+import { isOutage } from '../../core/retry.js';
 import { ChildEnvError, childEnvironment } from '../child-env.js';
 import { newClient } from '../client.js';
 import type { Command, CommandContext, Flag } from '../command.js';
-import { CommandError, describe, isOutage, stayedUnavailable, usageError } from '../errors.js';
+import { CommandError, describe, stayedUnavailable, usageError } from '../errors.js';
 import {
   describeAge,
   FALLBACK_KEY_VARIABLE,

@@ -1,0 +1,312 @@
+/**
+ * The one request path: every method of every resource, and every page of a list, is one call
+ * of {@link Caller.call}, which reads top to bottom: build the request, send one attempt,
+ * interpret what came back (response.ts), ask the retry policy (retry.ts), wait, repeat.
+ *
+ * ky is the transport of every attempt (its `Request`, its per-attempt timeout, its refusal to
+ * follow a redirect) and sends exactly one attempt each time; this loop owns everything across
+ * attempts: the retries, the call's deadline (`totalTimeout`, a startup `wait`) over attempts
+ * and waits, the retry budget, the logs and the telemetry.
+ */
+import ky, { type KyInstance } from 'ky';
+import type { APIResponse } from './api-promise.js';
+import { MAX_RESPONSE_BYTES } from './body.js';
+import { type AttemptOutcome, type CallState, detailsOf, note, scrub } from './call-state.js';
+import type { PageBody } from './envelope.js';
+import { NotFoundError, type SecretsVaultError } from './errors.js';
+import { fetchSender, globalFetch } from './fetch-http.js';
+import type { HttpResponseHead, HttpSend } from './http-client.js';
+import type { LevelLogger } from './logger.js';
+import { isNetworkFailure } from './network-failure.js';
+import { isNodeHttpFailure, runtimeSender } from './node-http.js';
+import type { ClientConfig } from './options.js';
+import type { PageResult } from './pagination.js';
+import {
+  BodyCutOff,
+  causeOf,
+  errorTypeOf,
+  interpretFailure,
+  interpretResponse,
+  NoResponse,
+  UnusableResponse,
+} from './response.js';
+import { deadlineOf, now, type RetryBudget, startRetries } from './retry.js';
+import { type AnyRoute, buildRequest } from './route.js';
+import type { AttemptRecord, OperationRecord, Telemetry } from './telemetry.js';
+import { UnusableBody } from './whole-body.js';
+
+/** @internal What a call resolves to: the unwrapped data, its response and its details. */
+export type CallResult = APIResponse<unknown> & Pick<PageResult<unknown>, 'details'>;
+
+/** @internal Sends the calls of one client. */
+export class Caller {
+  readonly #config: ClientConfig;
+  readonly #ky: KyInstance;
+  readonly #send: HttpSend;
+  readonly #budget: RetryBudget | undefined;
+  readonly #logger: LevelLogger | undefined;
+  readonly #telemetry: Telemetry | undefined;
+
+  constructor(config: ClientConfig) {
+    this.#config = config;
+    // What sends the bytes is chosen here, once: the caller's fetch, else the runtime's fastest
+    // (node:http in Node, see node-http.ts), else the runtime's fetch.
+    this.#send = config.fetch ? fetchSender(config.fetch) : runtimeSender(fetchSender(globalFetch));
+    this.#budget = config.retryBudget;
+    this.#logger = config.logger;
+    this.#telemetry = config.telemetry;
+    // One attempt per ky call: no retries of its own, every status given back as it came, and a
+    // redirect (which could carry the token and the body to another origin) never followed.
+    this.#ky = ky.create({ retry: 0, throwHttpErrors: false, redirect: 'manual' });
+  }
+
+  /**
+   * Makes the call `route` describes (the page at `cursor` of a list) and resolves to its data.
+   *
+   * @throws {SecretsVaultError} a subclass, with the call's details, for every failure
+   */
+  async call(route: AnyRoute, cursor?: string): Promise<CallResult> {
+    const request = buildRequest(this.#config, route, cursor);
+    const { settings, method } = request;
+    const call: CallState = { request, logger: this.#logger, attempts: 0, requestId: null };
+    const startedAt = now();
+    const limit = deadlineOf(settings, settings.totalTimeout);
+    const deadline = limit === undefined ? Number.POSITIVE_INFINITY : startedAt + limit;
+    const retries = startRetries(settings, this.#budget, startedAt);
+    const operation = this.#telemetry?.startOperation({
+      name: route.operation ?? `${method} ${request.template}`,
+      ...this.#config.server,
+    });
+    // Whether an attempt ended without a whole response: it may have been carried out all the same.
+    let lostResponse = false;
+    for (;;) {
+      call.attempts += 1;
+      const outcome = await this.#attempt(call, deadline, operation);
+      const result = interpretResponseOrFailure(call, outcome, route, startedAt);
+      if (!('error' in result)) {
+        retries.succeeded();
+        operation?.end({ attempts: call.attempts });
+        return { ...result, details: detailsOf(call) };
+      }
+      const { error } = result;
+      if (!('response' in outcome)) lostResponse = true;
+      // A DELETE whose earlier attempt lost its response may have been carried out by it: a 404
+      // now means the resource is gone, which is what the caller asked for.
+      if (method === 'DELETE' && lostResponse && error instanceof NotFoundError) {
+        retries.succeeded();
+        operation?.end({ attempts: call.attempts });
+        const response = new Response(null, { status: error.status, headers: error.headers });
+        return {
+          data: undefined,
+          response,
+          requestId: null,
+          replayed: false,
+          details: detailsOf(call),
+        };
+      }
+      const delay = retries.next(error, request, call.attempts);
+      if (delay === undefined) throw fail(call, operation, error, outcome);
+      note(call, 'warn', 'retrying', call.attempts + 1, {
+        reason: errorTypeOf(error),
+        cause: causeOf('thrown' in outcome ? outcome.thrown : error),
+      });
+      const waited = await sleep(delay, settings.signal, deadline);
+      if (waited !== 'slept') {
+        const ended = interpretFailure(call, waited, startedAt);
+        throw fail(call, operation, ended, { thrown: waited });
+      }
+    }
+  }
+
+  /**
+   * Sends one attempt through ky, whose `fetch` is the sender: it reads the whole body within
+   * the attempt, so the per-attempt timeout covers it and a body cut off is a lost response
+   * like a dropped connection. Never throws: what went wrong is the outcome.
+   */
+  async #attempt(
+    call: CallState,
+    deadline: number,
+    operation: OperationRecord | undefined,
+  ): Promise<AttemptOutcome> {
+    const { request } = call;
+    const { settings } = request;
+    const attempt = call.attempts;
+    const started = now();
+    const left = deadline - started;
+    if (left <= 0) return { thrown: 'deadline' };
+    note(call, 'debug', '→', attempt);
+    const record = operation?.startAttempt({
+      method: request.method,
+      urlTemplate: request.template,
+      url: scrub(call, request.url),
+      ...this.#config.server,
+      resendCount: attempt - 1,
+    });
+    let read: { head: HttpResponseHead; text: string } | undefined;
+    const send = () =>
+      this.#ky(request.url, {
+        method: request.method,
+        headers: record ? { ...request.headers, ...record.headers } : request.headers,
+        ...(request.body === undefined ? {} : { body: request.body }),
+        ...(settings.signal ? { signal: settings.signal } : {}),
+        timeout: Math.max(1, Math.min(settings.timeout, Math.ceil(left))),
+        // ky hands its fetch the Request it built for the attempt.
+        fetch: (async (input: Request) => {
+          read = await this.#read(call, input);
+          return read.head.response;
+        }) as typeof fetch,
+      });
+    let outcome: AttemptOutcome;
+    try {
+      const response = await (record ? record.run(send) : send());
+      // ky resolves only with what its fetch returned: `read` is set.
+      const { head, text } = read as unknown as { head: HttpResponseHead; text: string };
+      outcome = { response, head, text };
+      const { status } = response;
+      note(call, status >= 400 ? 'warn' : 'info', `← ${status}`, attempt, {
+        status,
+        durationMs: Math.round(now() - started),
+        requestId: call.requestId,
+      });
+    } catch (thrown) {
+      outcome = { thrown };
+      if (!(thrown instanceof UnusableResponse)) lost(call, attempt, started, thrown);
+    }
+    endAttempt(record, outcome);
+    return outcome;
+  }
+
+  /**
+   * Sends the attempt `input` (ky's Request for it) and reads the whole response.
+   *
+   * @throws {NoResponse} when none arrived; {@link BodyCutOff} when the body stopped before its
+   *   end; {@link UnusableResponse} for a status or a body the SDK cannot use; the signal's
+   *   reason when the attempt was aborted (ky's timeout, the caller's signal); anything else a
+   *   caller's `fetch` threw
+   */
+  async #read(call: CallState, input: Request): Promise<{ head: HttpResponseHead; text: string }> {
+    const { signal } = input;
+    let head: HttpResponseHead;
+    try {
+      head = await this.#send(call.request, signal, input);
+    } catch (error) {
+      if (signal.aborted) throw error;
+      // A fetch may fail by its own bug (a tracing wrapper's, say), which a retry would only
+      // repeat: that is not a network's failure, and surfaces as itself.
+      if (isNetworkFailure(error) || isNodeHttpFailure(error)) throw new NoResponse(error);
+      throw error;
+    }
+    call.requestId = head.headers.get('x-request-id');
+    const { status } = head;
+    // A browser hides a redirect it was told not to follow behind an empty `opaqueredirect`, of
+    // status 0: the interpretation makes it a RedirectError.
+    if (status === 0) return { head, text: '' };
+    if (status < 200 || status > 599) {
+      head.discard();
+      throw new UnusableResponse(head, `HTTP status ${status} is not one the service answers with`);
+    }
+    try {
+      return { head, text: utf8.decode(await head.read(MAX_RESPONSE_BYTES)) };
+    } catch (error) {
+      if (error instanceof UnusableBody) throw new UnusableResponse(head, error.message);
+      if (signal.aborted) throw error;
+      throw new BodyCutOff(error);
+    }
+  }
+}
+
+// One decoder for every body: without `stream`, each decode() stands alone.
+const utf8 = new TextDecoder();
+
+/** The data of a whole response, or the SDK error an attempt's outcome comes to. */
+function interpretResponseOrFailure(
+  call: CallState,
+  outcome: AttemptOutcome,
+  route: AnyRoute,
+  startedAt: number,
+):
+  | {
+      data: unknown | PageBody<unknown>;
+      response: Response;
+      requestId: string | null;
+      replayed: boolean;
+    }
+  | { error: SecretsVaultError } {
+  if ('thrown' in outcome) return { error: interpretFailure(call, outcome.thrown, startedAt) };
+  return interpretResponse(call, outcome, route.expected);
+}
+
+/** Logs and records the end of a failed call; returns its error, to throw. */
+function fail(
+  call: CallState,
+  operation: OperationRecord | undefined,
+  error: SecretsVaultError,
+  outcome: AttemptOutcome,
+): SecretsVaultError {
+  note(call, 'error', `${error.name}:`, call.attempts, {
+    reason: error.name,
+    cause: causeOf('thrown' in outcome ? outcome.thrown : error),
+    requestId: detailsOf(call).requestId,
+    ...('status' in error && typeof error.status === 'number' ? { status: error.status } : {}),
+  });
+  operation?.end({
+    attempts: call.attempts,
+    errorType: error.name,
+    errorMessage: error.message,
+  });
+  return error;
+}
+
+/** Ends an attempt's telemetry record with what came of it. */
+function endAttempt(record: AttemptRecord | undefined, outcome: AttemptOutcome): void {
+  if (record === undefined) return;
+  if ('thrown' in outcome) {
+    const { thrown } = outcome;
+    const status = thrown instanceof UnusableResponse ? thrown.head.status : undefined;
+    record.end({ status, errorType: causeOf(thrown) });
+    return;
+  }
+  const { status } = outcome.response;
+  record.end({ status, errorType: status >= 400 || status === 0 ? String(status) : undefined });
+}
+
+/**
+ * Waits `ms`, unless `signal` aborts first or `deadline` (a {@link now} instant) comes first:
+ * resolves to what ended the wait.
+ */
+function sleep(
+  ms: number,
+  signal: AbortSignal | undefined,
+  deadline: number,
+): Promise<'slept' | 'aborted' | 'deadline'> {
+  if (signal?.aborted) return Promise.resolve('aborted');
+  const until = Math.min(ms, deadline - now());
+  const ending = until < ms ? 'deadline' : 'slept';
+  return new Promise((resolve) => {
+    const done = (how: 'slept' | 'aborted' | 'deadline') => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+      resolve(how);
+    };
+    const onAbort = () => done('aborted');
+    const timer = setTimeout(() => done(ending), Math.max(0, until));
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/** Logs an attempt that ended without a whole response. */
+function lost(call: CallState, attempt: number, started: number, error: unknown): void {
+  const what = error instanceof BodyCutOff ? 'body cut off' : 'no response';
+  note(
+    call,
+    'warn',
+    '✕',
+    attempt,
+    {
+      durationMs: Math.round(now() - started),
+      reason: error instanceof Error ? error.name : 'Error',
+      cause: causeOf(error),
+    },
+    `: ${what}`,
+  );
+}
