@@ -9,7 +9,7 @@ import { dirname, join } from 'node:path';
 import type { Plugin } from 'esbuild';
 
 /** The imports, from the sources, of a module that has a browser twin. */
-const TWINNED = /^(\.\/|\.\.\/core\/)(env|system-error|fast-accept|body-reader|node-http)\.js$/;
+const TWINNED = /^\.{1,2}\/(?:[\w-]+\/)*(env|system-error|fast-accept|body-reader|node-http)\.js$/;
 
 /** The browser twin of `specifier` imported from `directory`, or undefined when it has none. */
 export function browserTwin(specifier: string, directory: string): string | undefined {

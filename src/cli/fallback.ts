@@ -15,7 +15,7 @@
  */
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
-import { MAX_RESPONSE_BYTES } from '../core/body.js';
+import { MAX_RESPONSE_BYTES } from '../core/transport/body.js';
 import { CommandError } from './errors.js';
 import { writeFileAtomically } from './files.js';
 

@@ -4,10 +4,10 @@
  */
 
 import type { CallDetails } from './errors.js';
-import type { HttpResponseHead } from './http-client.js';
 import type { LevelLogger, LogFields, LogLevel } from './logger.js';
 import { scrubServerText, sensitiveStrings } from './redaction.js';
 import type { BuiltRequest } from './route.js';
+import type { HttpResponseHead } from './transport/sender.js';
 
 /**
  * @internal What a call is while it runs, for its logs and errors: the request, how many

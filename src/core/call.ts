@@ -10,30 +10,27 @@
  */
 import ky, { type KyInstance } from 'ky';
 import type { APIResponse } from './api-promise.js';
-import { MAX_RESPONSE_BYTES } from './body.js';
 import { type AttemptOutcome, type CallState, detailsOf, note, scrub } from './call-state.js';
 import type { PageBody } from './envelope.js';
 import { NotFoundError, type SecretsVaultError } from './errors.js';
-import { fetchSender, globalFetch } from './fetch-http.js';
-import type { HttpResponseHead, HttpSend } from './http-client.js';
 import type { LevelLogger } from './logger.js';
-import { isNetworkFailure } from './network-failure.js';
-import { isNodeHttpFailure, runtimeSender } from './node-http.js';
 import type { ClientConfig } from './options.js';
 import type { PageResult } from './pagination.js';
 import {
-  BodyCutOff,
   causeOf,
   errorTypeOf,
   interpretFailure,
   interpretResponse,
-  NoResponse,
   UnusableResponse,
 } from './response.js';
 import { deadlineOf, now, type RetryBudget, startRetries } from './retry.js';
 import { type AnyRoute, buildRequest } from './route.js';
 import type { AttemptRecord, OperationRecord, Telemetry } from './telemetry.js';
-import { UnusableBody } from './whole-body.js';
+import { MAX_RESPONSE_BYTES } from './transport/body.js';
+import { chooseSender } from './transport/choose.js';
+import type { HttpResponseHead, HttpSend } from './transport/sender.js';
+import { BodyCutOff } from './transport/sender.js';
+import { UnusableBody } from './transport/whole-body.js';
 
 /** @internal What a call resolves to: the unwrapped data, its response and its details. */
 export type CallResult = APIResponse<unknown> & Pick<PageResult<unknown>, 'details'>;
@@ -49,9 +46,7 @@ export class Caller {
 
   constructor(config: ClientConfig) {
     this.#config = config;
-    // What sends the bytes is chosen here, once: the caller's fetch, else the runtime's fastest
-    // (node:http in Node, see node-http.ts), else the runtime's fetch.
-    this.#send = config.fetch ? fetchSender(config.fetch) : runtimeSender(fetchSender(globalFetch));
+    this.#send = chooseSender(config.fetch);
     this.#budget = config.retryBudget;
     this.#logger = config.logger;
     this.#telemetry = config.telemetry;
@@ -179,23 +174,11 @@ export class Caller {
   /**
    * Sends the attempt `input` (ky's Request for it) and reads the whole response.
    *
-   * @throws {NoResponse} when none arrived; {@link BodyCutOff} when the body stopped before its
-   *   end; {@link UnusableResponse} for a status or a body the SDK cannot use; the signal's
-   *   reason when the attempt was aborted (ky's timeout, the caller's signal); anything else a
-   *   caller's `fetch` threw
+   * @throws what the sender reports (transport/sender.ts); {@link UnusableResponse} for a status
+   *   or a body the SDK cannot use
    */
   async #read(call: CallState, input: Request): Promise<{ head: HttpResponseHead; text: string }> {
-    const { signal } = input;
-    let head: HttpResponseHead;
-    try {
-      head = await this.#send(call.request, signal, input);
-    } catch (error) {
-      if (signal.aborted) throw error;
-      // A fetch may fail by its own bug (a tracing wrapper's, say), which a retry would only
-      // repeat: that is not a network's failure, and surfaces as itself.
-      if (isNetworkFailure(error) || isNodeHttpFailure(error)) throw new NoResponse(error);
-      throw error;
-    }
+    const head = await this.#send(call.request, input.signal, input);
     call.requestId = head.headers.get('x-request-id');
     const { status } = head;
     // A browser hides a redirect it was told not to follow behind an empty `opaqueredirect`, of
@@ -209,8 +192,7 @@ export class Caller {
       return { head, text: utf8.decode(await head.read(MAX_RESPONSE_BYTES)) };
     } catch (error) {
       if (error instanceof UnusableBody) throw new UnusableResponse(head, error.message);
-      if (signal.aborted) throw error;
-      throw new BodyCutOff(error);
+      throw error;
     }
   }
 }

@@ -15,26 +15,10 @@ import {
   ResponseValidationError,
   SecretsVaultError,
 } from './errors.js';
-import type { HttpResponseHead } from './http-client.js';
-import { describeConnectionFailure, ResponseBodyCutOff } from './network-failure.js';
 import { now } from './retry.js';
-import { findSystemError } from './system-error.js';
-
-/** @internal No response arrived for an attempt: the network (or a proxy) failed. */
-export class NoResponse extends Error {
-  override name = 'NoResponse';
-  constructor(cause: unknown) {
-    super('no response', { cause });
-  }
-}
-
-/** @internal A response's head arrived, then its body stopped before its end. */
-export class BodyCutOff extends Error {
-  override name = 'BodyCutOff';
-  constructor(cause: unknown) {
-    super('the response body was cut off', { cause });
-  }
-}
+import { describeConnectionFailure, ResponseBodyCutOff } from './transport/network-failure.js';
+import { BodyCutOff, type HttpResponseHead, NoResponse } from './transport/sender.js';
+import { findSystemError } from './transport/system-error.js';
 
 /** @internal A response the SDK cannot use: its status, or a body too large to be one. */
 export class UnusableResponse extends Error {

@@ -14,7 +14,7 @@ import {
   parseRetryAfter,
   type SecretsVaultError,
 } from './errors.js';
-import { isBlockedByBrowser } from './network-failure.js';
+import { isBlockedByBrowser } from './transport/network-failure.js';
 
 const BACKOFF_BASE_MS = 500;
 const BACKOFF_CAP_MS = 8_000;

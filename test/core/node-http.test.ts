@@ -25,12 +25,15 @@ import {
   type NodeHttpResponse,
   type NodeHttpSend,
   nodeHttpSender,
-} from '../../src/core/node-http.js';
-import { findSystemError, hasNetworkErrorCode } from '../../src/core/system-error.js';
-import { UnusableBody } from '../../src/core/whole-body.js';
+} from '../../src/core/transport/node-http.js';
+import { BodyCutOff, NoResponse } from '../../src/core/transport/sender.js';
+import { findSystemError, hasNetworkErrorCode } from '../../src/core/transport/system-error.js';
+import { UnusableBody } from '../../src/core/transport/whole-body.js';
 import { server as msw } from '../helpers.js';
 
-const MODULE_PATH = fileURLToPath(new URL('../../src/core/node-http.ts', import.meta.url));
+const MODULE_PATH = fileURLToPath(
+  new URL('../../src/core/transport/node-http.ts', import.meta.url),
+);
 
 // MSW (test/setup.ts) intercepts node:http too and refuses every request it has no handler for:
 // these tests are about real sockets, so it is off while they run.
@@ -117,6 +120,16 @@ async function rejection(promise: Promise<unknown>): Promise<unknown> {
   throw new Error('expected a rejection');
 }
 
+/** The error Node failed with, which the sender reports as a `kind` failure (its cause). */
+async function failure(
+  promise: Promise<unknown>,
+  kind: typeof NoResponse | typeof BodyCutOff,
+): Promise<unknown> {
+  const error = await rejection(promise);
+  expect(error).toBeInstanceOf(kind);
+  return (error as Error).cause;
+}
+
 const tick = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 // ---- child processes -------------------------------------------------------------------------
@@ -154,7 +167,9 @@ if (send === undefined) {
     );
     const body = new TextDecoder().decode(await response.read(1 << 20));
     console.log(JSON.stringify({ status: response.status, body }));
-  } catch (error) {
+  } catch (failure) {
+    // Node's own error, inside the sender's NoResponse or BodyCutOff.
+    const error = failure.cause ?? failure;
     console.log(JSON.stringify({ code: error.code, message: error.message }));
   }
 }
@@ -445,7 +460,9 @@ describe.skipIf(process.env.SECRETS_VAULT_TRANSPORT === 'fetch')('node:http send
         res.writeHead(200, { 'content-encoding': 'gzip' }).end(Buffer.from('not gzip at all'));
       });
       const response = await sender()(get(served.url), never);
-      expect(await rejection(response.read(1 << 20))).toMatchObject({ code: 'Z_DATA_ERROR' });
+      expect(await failure(response.read(1 << 20), BodyCutOff)).toMatchObject({
+        code: 'Z_DATA_ERROR',
+      });
     });
 
     it('counts the limit in decoded bytes', async () => {
@@ -585,7 +602,7 @@ describe.skipIf(process.env.SECRETS_VAULT_TRANSPORT === 'fetch')('node:http send
     it("rejects with Node's own ECONNREFUSED, address and port included", async () => {
       const served = await serve(() => undefined);
       await new Promise<void>((resolve) => servers.pop()?.close(() => resolve()));
-      const error = await rejection(sender()(get(served.url), never));
+      const error = await failure(sender()(get(served.url), never), NoResponse);
       expect(error).toMatchObject({
         code: 'ECONNREFUSED',
         address: '127.0.0.1',
@@ -599,7 +616,7 @@ describe.skipIf(process.env.SECRETS_VAULT_TRANSPORT === 'fetch')('node:http send
     });
 
     it("rejects with Node's own error for a host that does not resolve", async () => {
-      const error = await rejection(sender()(get('http://no-such-host.invalid/'), never));
+      const error = await failure(sender()(get('http://no-such-host.invalid/'), never), NoResponse);
       expect(['ENOTFOUND', 'EAI_AGAIN']).toContain((error as { code?: string }).code);
       expect(findSystemError(error)?.where).toBe('no-such-host.invalid');
       expect(hasNetworkErrorCode(error)).toBe(true);
@@ -607,7 +624,7 @@ describe.skipIf(process.env.SECRETS_VAULT_TRANSPORT === 'fetch')('node:http send
 
     it('rejects with ECONNRESET when the server drops the connection unanswered', async () => {
       const served = await serve((req) => req.socket.destroy());
-      const error = await rejection(sender()(get(served.url), never));
+      const error = await failure(sender()(get(served.url), never), NoResponse);
       expect(error).toMatchObject({ code: 'ECONNRESET' });
       expect(hasNetworkErrorCode(error)).toBe(true);
     });
@@ -633,8 +650,10 @@ describe.skipIf(process.env.SECRETS_VAULT_TRANSPORT === 'fetch')('node:http send
         try {
           expect(await fetchText(get(served.url))).toBe('fine');
         } catch (error) {
-          expect(['ECONNRESET', 'EPIPE']).toContain((error as { code?: string }).code);
-          expect(hasNetworkErrorCode(error)).toBe(true);
+          expect(error).toBeInstanceOf(NoResponse);
+          const cause = (error as Error).cause;
+          expect(['ECONNRESET', 'EPIPE']).toContain((cause as { code?: string }).code);
+          expect(hasNetworkErrorCode(cause)).toBe(true);
         }
       }
     });

@@ -94,7 +94,9 @@ const calls: Record<string, (client: SecretsVault, made: Fixtures) => Promise<un
   'secrets.listValues': (client, { vault }) => client.secrets.listValues(vault.id),
   'secrets.load': (client, { vault }) => client.secrets.load(vault.id),
   'secrets.resolveReferences': (client, { vault }) =>
-    client.secrets.resolveReferences({ DATABASE_PASSWORD: `vault://${vault.id}/database/password` }),
+    client.secrets.resolveReferences({
+      DATABASE_PASSWORD: `vault://${vault.id}/database/password`,
+    }),
   'teams.list': (client) => client.teams.list(),
   'teams.create': (client) => client.teams.create({ name: 'Data' }),
   'teams.get': (client, { team }) => client.teams.get(team.id),

@@ -3,7 +3,7 @@
  * address) out of a failed fetch. The browser build replaces this module with
  * `system-error.browser.ts`: a browser's fetch gives no codes.
  */
-import { oneLine } from './redaction.js';
+import { oneLine } from '../redaction.js';
 
 // System errors that mean the network failed, as Node's own clients (and node-fetch) report them.
 const NETWORK_ERROR_CODES = new Set([

@@ -3,7 +3,7 @@
  * "fetch failed" with `ECONNREFUSED` and the address two `cause` levels down, and a browser
  * says only "Failed to fetch" whether the network is down or it refused the request itself.
  */
-import { oneLine } from './redaction.js';
+import { oneLine } from '../redaction.js';
 import { findSystemError, hasNetworkErrorCode, isRuntimeFetchFailure } from './system-error.js';
 
 /** @internal An attempt got its headers, then the body stopped before its end. */

@@ -6,6 +6,3 @@ import type * as NodeHttp from './node-http.js';
 
 /** @internal Always `viaFetch`: a web page sends with its fetch. */
 export const runtimeSender: typeof NodeHttp.runtimeSender = (viaFetch) => viaFetch;
-
-/** @internal Always false: nothing here uses node:http. */
-export const isNodeHttpFailure: typeof NodeHttp.isNodeHttpFailure = () => false;

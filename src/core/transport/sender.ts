@@ -1,8 +1,9 @@
 /**
  * What sends the bytes of one attempt, whatever it is: the runtime's (or the caller's) `fetch`
- * (fetch-http.ts) or, in Node, `node:http` (node-http.ts). ky stays the transport of every call
- * (its retries, timeouts and hooks); it calls one of these through the attempt in transport.ts,
- * which cannot tell which one sent the bytes.
+ * (fetch.ts) or, in Node, `node:http` (node-http.ts), behind one interface, reporting what went
+ * wrong in one vocabulary: {@link NoResponse}, {@link BodyCutOff}, `UnusableBody` (whole-body.ts)
+ * or the attempt's signal's reason. ky calls one of them as its `fetch` for each attempt of the
+ * call loop (call.ts), which never asks which one sent the bytes.
  */
 
 /** @internal One attempt as the SDK built it: lower-case header names, the body as JSON text. */
@@ -31,8 +32,9 @@ export interface HttpResponseHead {
   /**
    * Reads the whole body, decoded per its `Content-Encoding`, at most `maxBytes` of it.
    *
-   * @throws {UnusableBody} when the body is (or says it is) larger than `maxBytes`
-   * @throws the signal's reason when it fires, or another error when the body is cut off
+   * @throws {UnusableBody} when the body is (or says it is) larger than `maxBytes`, or cannot
+   *   be decoded
+   * @throws {BodyCutOff} when the body stopped before its end; the signal's reason when it fired
    */
   read(maxBytes: number): Promise<Uint8Array<ArrayBuffer>>;
   /** Drops the body unread. */
@@ -43,10 +45,27 @@ export interface HttpResponseHead {
  * @internal Sends one attempt. `original` is the Request that ky built for it, which a caller's
  * `fetch` receives as is; `signal` ends the attempt (ky's timeout, the caller's abort).
  *
- * @throws whatever the sender throws when no response arrived
+ * @throws {NoResponse} when no response arrived for want of a network; the signal's reason when
+ *   it fired; anything else a caller's `fetch` threw, as itself (its own bug, not a network's)
  */
 export type HttpSend = (
   request: HttpRequest,
   signal: AbortSignal,
   original: Request,
 ) => Promise<HttpResponseHead>;
+
+/** @internal No response arrived for an attempt: the network, a proxy or the server dropped it. */
+export class NoResponse extends Error {
+  override name = 'NoResponse';
+  constructor(cause: unknown) {
+    super('no response', { cause });
+  }
+}
+
+/** @internal A response's head arrived, then its body stopped before its end. */
+export class BodyCutOff extends Error {
+  override name = 'BodyCutOff';
+  constructor(cause: unknown) {
+    super('the response body was cut off', { cause });
+  }
+}

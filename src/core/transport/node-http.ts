@@ -15,10 +15,11 @@ import type * as Http from 'node:http';
 import type * as Https from 'node:https';
 import type { Transform } from 'node:stream';
 import type * as Zlib from 'node:zlib';
-import { readEnv } from './env.js';
-import { SecretsVaultError } from './errors.js';
-import type { HttpRequest, HttpResponseHead, HttpSend } from './http-client.js';
-import { isFramingHeader } from './options.js';
+import { readEnv } from '../env.js';
+import { SecretsVaultError } from '../errors.js';
+import { isFramingHeader } from '../options.js';
+import type { HttpRequest, HttpResponseHead, HttpSend } from './sender.js';
+import { BodyCutOff, NoResponse } from './sender.js';
 import { concatChunks, UnusableBody } from './whole-body.js';
 
 /** @internal One attempt as the SDK built it (see http-client.ts). */
@@ -290,17 +291,9 @@ export function runtimeSender(viaFetch: HttpSend): HttpSend {
       : viaFetch(request, signal, original);
 }
 
-// What node:http failed with: a network failure, whatever its code says (a refused connection, a
-// reset, a name that does not resolve, a certificate that does not verify).
+// What node:http failed with before a response: a network failure, whatever its code says (a
+// refused connection, a reset, a name that does not resolve, a certificate that does not verify).
 const failures = new WeakSet<object>();
-
-/**
- * @internal Whether node:http failed with `error` for want of a response, as a network does (a
- * caller's abort is not one): the counterpart of a runtime fetch's "fetch failed".
- */
-export function isNodeHttpFailure(error: unknown): boolean {
-  return typeof error === 'object' && error !== null && failures.has(error);
-}
 
 let decided = false;
 let sender: NodeHttpSend | undefined;
@@ -544,10 +537,24 @@ class Exchange implements EventListenerObject {
 
   #refuse(error: unknown): Promise<never> {
     this.#fail(error);
-    return Promise.reject(error);
+    return Promise.reject(this.#inVocabulary(error));
   }
 
-  #fail(error: unknown): void {
+  /**
+   * `error` as every sender reports a failure: the signal's reason and an unusable body as they
+   * are; before the response, a network's failure as {@link NoResponse} (anything else, such as
+   * a request that could not be written, as itself); after it, a body cut off.
+   */
+  #inVocabulary(error: unknown): unknown {
+    if (error === this.#signal.reason || error instanceof UnusableBody) return error;
+    if (error instanceof NoResponse || error instanceof BodyCutOff) return error;
+    if (this.#res === undefined)
+      return failures.has(error as object) ? new NoResponse(error) : error;
+    return new BodyCutOff(error);
+  }
+
+  #fail(failure: unknown): void {
+    const error = this.#inVocabulary(failure);
     if (this.#failure === undefined) this.#failure = { error };
     const reject = this.#reject;
     this.#resolve = undefined;

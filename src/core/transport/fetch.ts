@@ -4,7 +4,9 @@
  */
 import { readBody } from './body.js';
 import { attemptSignal } from './body-reader.js';
-import type { HttpResponseHead, HttpSend } from './http-client.js';
+import { isNetworkFailure } from './network-failure.js';
+import type { HttpResponseHead, HttpSend } from './sender.js';
+import { BodyCutOff, NoResponse } from './sender.js';
 import { UnusableBody } from './whole-body.js';
 
 /** @internal The sender that hands ky's Request to `fetch` and reads the body it answers with. */
@@ -12,10 +14,18 @@ export function fetchSender(fetch: typeof globalThis.fetch): HttpSend {
   return async (_request, signal, original) => {
     // The browser build aborts an attempt's fetch itself when its body turns out too large.
     const [fetchSignal, abortBody] = attemptSignal(signal);
-    const response = await fetch(
-      original,
-      fetchSignal === signal ? undefined : { signal: fetchSignal },
-    );
+    let response: Response;
+    try {
+      response = await fetch(
+        original,
+        fetchSignal === signal ? undefined : { signal: fetchSignal },
+      );
+    } catch (error) {
+      // A fetch may fail by its own bug (a tracing wrapper's, say), which a retry would only
+      // repeat: only a network's failure is a response that did not come.
+      if (signal.aborted || !isNetworkFailure(error)) throw error;
+      throw new NoResponse(error);
+    }
     const head: HttpResponseHead = {
       status: response.status,
       headers: response.headers,
@@ -26,7 +36,12 @@ export function fetchSender(fetch: typeof globalThis.fetch): HttpSend {
           head.discard();
           throw new UnusableBody(`body is larger than ${maxBytes} bytes`);
         }
-        return readBody(response, signal, maxBytes, abortBody);
+        try {
+          return await readBody(response, signal, maxBytes, abortBody);
+        } catch (error) {
+          if (signal.aborted || error instanceof UnusableBody) throw error;
+          throw new BodyCutOff(error);
+        }
       },
       discard: () => void response.body?.cancel().catch(() => undefined),
     };
