@@ -51,12 +51,14 @@ const { spawn } = require('node:child_process');
 const file = process.env.RECORD;
 const names = JSON.parse(process.env.NAMES);
 const write = (entry) => fs.appendFileSync(file, JSON.stringify({ pid: process.pid, at: Date.now(), ...entry }) + '\\n');
-write({ event: 'start', env: Object.fromEntries(names.map((n) => [n, process.env[n]])) });
-spawn(process.execPath, ['-e', "require('node:fs').appendFileSync(process.env.RECORD, JSON.stringify({ pid: process.pid, event: 'grandchild', at: Date.now() }) + '\\\\n'); setInterval(() => {}, 1000)"], { stdio: 'ignore' });
+// Listening before the start is recorded: a test that signals once it sees the start must not
+// find the default action still in place.
 process.on('SIGTERM', () => {
   write({ event: 'SIGTERM' });
   if (!process.env.IGNORE_TERM) process.exit(0);
 });
+write({ event: 'start', env: Object.fromEntries(names.map((n) => [n, process.env[n]])) });
+spawn(process.execPath, ['-e', "require('node:fs').appendFileSync(process.env.RECORD, JSON.stringify({ pid: process.pid, event: 'grandchild', at: Date.now() }) + '\\\\n'); setInterval(() => {}, 1000)"], { stdio: 'ignore' });
 setInterval(() => {}, 1000);
 `;
 
