@@ -18,7 +18,8 @@ export interface Flag {
   readonly short?: string;
   /**
    * Its lines under "Options:" in the top-level help, for a flag that means the same to every
-   * command; absent for the others, which only their commands' help describes.
+   * command that takes it (the help names those commands when not all do); absent for the
+   * others, which only their commands' help describes.
    */
   readonly overview?: string;
 }

@@ -25,7 +25,7 @@ export const FORMAT: Flag = { name: 'format', type: 'string' };
 /** @internal `--prefix <P>`: prepended to every variable name (`ls` accepts it undocumented). */
 export const PREFIX: Flag = { name: 'prefix', type: 'string' };
 
-/** @internal `--wait <duration>`: how long every command waits out an unavailable service. */
+/** @internal `--wait <duration>`: how long each command that reads the service waits out an outage. */
 export const WAIT: Flag = {
   name: 'wait',
   type: 'string',

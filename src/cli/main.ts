@@ -25,7 +25,7 @@ import {
 } from './errors.js';
 import { FallbackError } from './fallback.js';
 import { GLOBAL_FLAGS, readSharedFlags } from './flags.js';
-import { commandHelp, topLevelHelp } from './help.js';
+import { commandHelp, namesOf, takersOf, topLevelHelp } from './help.js';
 
 /**
  * Every flag any command takes, each once, in the order the commands list them, then the global
@@ -174,8 +174,7 @@ function takes(command: Command, flag: Flag): boolean {
 
 /** The commands that take `flag`, as a message names them ("run", "run and export"). */
 function ownersOf(flag: Flag): string {
-  const owners = COMMANDS.filter((command) => takes(command, flag)).map(({ name }) => name);
-  return new Intl.ListFormat('en', { type: 'conjunction' }).format(owners);
+  return namesOf(takersOf(COMMANDS, flag));
 }
 
 type ParsedValues = ReturnType<typeof parseOptions>['values'];

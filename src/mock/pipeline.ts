@@ -3,7 +3,6 @@
  * faults, authentication, query and body checks, idempotency, the route's own handler, the audit
  * log, and the envelope with its headers.
  */
-import { HttpResponse } from 'msw';
 import type { ActiveFault, MockFault, MockFaults } from './faults.js';
 import type { MockStore, OrgRole, PrincipalRecord } from './store.js';
 import { ORG_ROLES } from './store.js';
@@ -123,7 +122,9 @@ export async function runRoute(
   const find = <K extends MockFault['kind']>(kind: K) =>
     active?.fault.kind === kind ? (active.fault as Extract<MockFault, { kind: K }>) : undefined;
 
-  if (find('network-error')) return HttpResponse.error();
+  // The platform's network error (msw's `HttpResponse.error()` is this one): no msw import here,
+  // so the builds that take only this module's errors (`/mock/node`) import nothing unused.
+  if (find('network-error')) return Response.error();
   const delay = find('delay');
   if (delay) await new Promise((resolve) => setTimeout(resolve, delay.ms));
   const statusFault = find('status');
@@ -138,7 +139,7 @@ export async function runRoute(
   }
 
   const response = await authenticatedResponse(deps, route, request, params, active);
-  if (find('network-error-after-commit')) return HttpResponse.error();
+  if (find('network-error-after-commit')) return Response.error();
   return response;
 }
 

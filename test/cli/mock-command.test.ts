@@ -4,12 +4,13 @@
  * `npm run build` must have run), started as a real child process, its first lines read as
  * dotenv, the other commands and a real `bash` pointed at it, and a signal to stop it.
  */
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseEnv } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { ensureBuilt } from './built.js';
 import { finished, nodeRunning, type Result } from './harness.js';
 
 const CLI = resolve('dist/cli.js');
@@ -34,12 +35,10 @@ let directory = '';
 let seedFile = '';
 const children: ChildProcess[] = [];
 
-beforeAll(() => {
+beforeAll(async () => {
   if (!ONCE) return;
   // `npm ci && npm test` on a fresh clone has no dist yet: build it, as `npm run check` does.
-  if (!existsSync(CLI) || !existsSync(resolve('dist/mock/node.js'))) {
-    execFileSync('npm', ['run', 'build', '--silent'], { stdio: 'ignore', timeout: 240_000 });
-  }
+  await ensureBuilt();
   directory = mkdtempSync(join(tmpdir(), 'secrets-vault-mock-'));
   seedFile = join(directory, 'seed.json');
   writeFileSync(seedFile, JSON.stringify(SEED));

@@ -9,10 +9,12 @@ import { serveVaultMock } from '../../src/mock/node.js';
 const read = (path: string) => readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8');
 
 describe('docs/testing-with-the-mock.md', () => {
-  it('embeds examples/mock-in-tests.test.ts exactly, so the documented example is the tested one', () => {
+  it.each([
+    'examples/mock-in-tests.test.ts',
+    'examples/own-http-server.test.ts',
+  ])('embeds %s exactly, so the documented example is the tested one', (path) => {
     const doc = read('docs/testing-with-the-mock.md');
-    const example = read('examples/mock-in-tests.test.ts');
-    expect(doc).toContain(`\`\`\`ts\n${example}\`\`\``);
+    expect(doc).toContain(`\`\`\`ts\n${read(path)}\`\`\``);
   });
 });
 
