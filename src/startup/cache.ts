@@ -83,7 +83,7 @@ export interface SecretCache {
    * another gets.
    *
    * @throws the error of the load (or of the failing refreshes, once `maxStale` has passed, or
-   *   of the refresh that got a verdict: a 401, 403 or 404 drops the vault)
+   *   of the refresh that got a verdict, any 4xx but 408 and 429, which drops the vault)
    * @throws {SecretsSchemaError} when `schema` rejects the cached record (which stays cached)
    */
   load<Schema extends StandardSchemaV1 | undefined = undefined>(
