@@ -123,12 +123,14 @@ describe('internal route types', () => {
   it('makes a placeholder typo a compile error', () => {
     const expected = { kind: 'nothing' } as const;
     void core.request({
+      operation: 'vaults.delete',
       method: 'DELETE',
       path: '/vaults/{vaultId}',
       pathParams: { vaultId: 'v' },
       expected,
     });
     void core.request({
+      operation: 'vaults.delete',
       method: 'DELETE',
       path: '/vaults/{vaultID}',
       // @ts-expect-error the placeholder is {vaultID}, so a `vaultId` parameter fills nothing
@@ -136,9 +138,20 @@ describe('internal route types', () => {
       expected,
     });
     // @ts-expect-error a route with a placeholder needs its parameter
-    void core.request({ method: 'DELETE', path: '/secrets/{secretId}', expected });
-    // @ts-expect-error a route without placeholders takes no parameters
-    void core.request({ method: 'GET', path: '/org', pathParams: { orgId: 'o' }, expected });
+    void core.request({
+      operation: 'secrets.delete',
+      method: 'DELETE',
+      path: '/secrets/{secretId}',
+      expected,
+    });
+    void core.request({
+      operation: 'org.get',
+      method: 'GET',
+      path: '/org',
+      // @ts-expect-error a route without placeholders takes no parameters
+      pathParams: { orgId: 'o' },
+      expected,
+    });
   });
 });
 

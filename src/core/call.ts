@@ -24,7 +24,7 @@ import {
   UnusableResponse,
 } from './response.js';
 import { deadlineOf, now, type RetryBudget, startRetries } from './retry.js';
-import { type AnyRoute, buildRequest } from './route.js';
+import { type AnyRoute, type BuiltRequest, buildRequest } from './route.js';
 import type { AttemptRecord, OperationRecord, Telemetry } from './telemetry.js';
 import { MAX_RESPONSE_BYTES } from './transport/body.js';
 import { chooseSender } from './transport/choose.js';
@@ -69,7 +69,7 @@ export class Caller {
     const deadline = limit === undefined ? Number.POSITIVE_INFINITY : startedAt + limit;
     const retries = startRetries(settings, this.#budget, startedAt);
     const operation = this.#telemetry?.startOperation({
-      name: route.operation ?? `${method} ${request.template}`,
+      name: route.operation,
       ...this.#config.server,
     });
     // Whether an attempt ended without a whole response: it may have been carried out all the same.
@@ -138,16 +138,20 @@ export class Caller {
       resendCount: attempt - 1,
     });
     let read: { head: HttpResponseHead; text: string } | undefined;
+    // The attempt as sent: node:http sends these headers, not those of ky's Request.
+    const sent = record
+      ? { ...request, headers: { ...request.headers, ...record.headers } }
+      : request;
     const send = () =>
       this.#ky(request.url, {
         method: request.method,
-        headers: record ? { ...request.headers, ...record.headers } : request.headers,
+        headers: sent.headers,
         ...(request.body === undefined ? {} : { body: request.body }),
         ...(settings.signal ? { signal: settings.signal } : {}),
         timeout: Math.max(1, Math.min(settings.timeout, Math.ceil(left))),
         // ky hands its fetch the Request it built for the attempt.
         fetch: (async (input: Request) => {
-          read = await this.#read(call, input);
+          read = await this.#read(call, sent, input);
           return read.head.response;
         }) as typeof fetch,
       });
@@ -177,8 +181,12 @@ export class Caller {
    * @throws what the sender reports (transport/sender.ts); {@link UnusableResponse} for a status
    *   or a body the SDK cannot use
    */
-  async #read(call: CallState, input: Request): Promise<{ head: HttpResponseHead; text: string }> {
-    const head = await this.#send(call.request, input.signal, input);
+  async #read(
+    call: CallState,
+    sent: BuiltRequest,
+    input: Request,
+  ): Promise<{ head: HttpResponseHead; text: string }> {
+    const head = await this.#send(sent, input.signal, input);
     call.requestId = head.headers.get('x-request-id');
     const { status } = head;
     // A browser hides a redirect it was told not to follow behind an empty `opaqueredirect`, of

@@ -38,7 +38,7 @@ export interface Checked {
 /** What a resource method says about one endpoint, apart from its path. */
 interface RouteBase<T> {
   /** The method as the user calls it (`vaults.get`, `secrets.load`), for telemetry. */
-  readonly operation?: string;
+  readonly operation: string;
   readonly method: Method;
   /** The caller's query parameters and the schema they must satisfy. */
   readonly query?: Checked;

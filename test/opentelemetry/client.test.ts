@@ -6,7 +6,7 @@
  * on the server's side.
  */
 import { createRequire } from 'node:module';
-import { context, propagation, type SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import { context, propagation, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { registerInstrumentations } from '@opentelemetry/instrumentation';
@@ -34,9 +34,6 @@ import { type ServedVaultMock, serveVaultMock } from '../../src/mock/node.js';
 import { openTelemetry } from '../../src/opentelemetry/index.js';
 import { rejectionOf } from '../rejection.js';
 
-// Numeric values of SpanKind, so that the enum is only a type here.
-const INTERNAL = 0 as SpanKind.INTERNAL;
-const CLIENT = 2 as SpanKind.CLIENT;
 const SCOPE = '@secrets-vault/sdk';
 
 const exporter = new InMemorySpanExporter();
@@ -109,8 +106,8 @@ const plain = () => new SecretsVault({ baseUrl: served.url, token: TOKEN(), maxR
 
 const spans = () => exporter.getFinishedSpans();
 const ours = () => spans().filter((span) => span.instrumentationScope.name === SCOPE);
-const operations = () => ours().filter((span) => span.kind === INTERNAL);
-const clients = () => spans().filter((span) => span.kind === CLIENT);
+const operations = () => ours().filter((span) => span.kind === SpanKind.INTERNAL);
+const clients = () => spans().filter((span) => span.kind === SpanKind.CLIENT);
 const ids = (span: ReadableSpan) => span.spanContext();
 const attemptsOf = (operation: ReadableSpan) =>
   clients().filter((span) => span.parentSpanContext?.spanId === ids(operation).spanId);
