@@ -23,16 +23,20 @@ import { benchFile } from './lib.ts';
  * to 25.33 KB when scrubbing undid the server's escaping instead of listing encoders (0.2 KB),
  * then to 25.84 KB with the fourth security round (0.5 KB: refusing framing headers, scrubbing
  * every log record and header name, the startup wait as a deadline, the error brand that both
- * builds share); see docs/performance.md. The goal is 25 KB.
+ * builds share); see docs/performance.md. 25.97 KB with the command's messages for shell users
+ * and the cause on every log record, then 26.62 KB with the request path as one loop of its own
+ * (0.65 KB: the retries, deadline and waits that ky ran before, the one interpretation of an
+ * attempt, the senders' vocabulary, each method's operation name and the telemetry hooks). The
+ * goal is 25.5 KB.
  */
-export const ONE_CALL_BUDGET_BYTES = 26 * 1024;
+export const ONE_CALL_BUDGET_BYTES = 26.75 * 1024;
 
 /**
  * The same call made the smallest documented way to use only vaults: `new Vaults(options)` from
- * `@secrets-vault/sdk/vaults`, 23.25 KB measured (22.72 KB before the fourth security round),
- * rounded up likewise. The goal is 21 KB.
+ * `@secrets-vault/sdk/vaults`, 23.92 KB measured (23.25 KB before the request path became one
+ * loop, 22.72 KB before the fourth security round), rounded up likewise. The goal is 22.75 KB.
  */
-export const VAULTS_ONLY_BUDGET_BYTES = 23.5 * 1024;
+export const VAULTS_ONLY_BUDGET_BYTES = 24.05 * 1024;
 
 /** The budget of each app, where it has one. */
 export const BUDGETS: Readonly<Record<string, number>> = {

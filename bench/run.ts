@@ -119,8 +119,13 @@ interface Figure {
    * rounds cancels); absent where a ratio means nothing (sizes, heap growth near zero).
    */
   readonly overRaw: Partial<Record<Name, number>>;
-  /** The SDK's browser build over ky alone, the same way: the issue's target is 1.10× at most. */
+  /** The SDK's browser build over ky alone, the same way. */
   readonly browserOverKy?: number;
+  /**
+   * The SDK over ky on node:http, the same way: the floor of a client whose every attempt goes
+   * through ky (for throughput, below 1 means fewer requests per second than the floor).
+   */
+  readonly sdkOverFloor?: number;
   /** Per-round values and their spread, for timings. */
   readonly detail?: Partial<Record<Name, { p25: number; p75: number; rounds: number[] }>>;
 }
@@ -360,6 +365,7 @@ function timingFigure(
     values,
     overRaw,
     browserOverKy: pairedRatio(samples['sdk-browser'], samples.ky),
+    sdkOverFloor: pairedRatio(samples.sdk, samples['ky-http']),
     detail,
   };
 }
@@ -550,13 +556,14 @@ const valueTable = markdownTable(
 );
 const ratioNames = NAMES.filter((name) => name !== 'raw');
 const ratioTable = markdownTable(
-  ['Figure', ...ratioNames.map((name) => RATIO_TITLES[name]), 'browser/ky'],
+  ['Figure', ...ratioNames.map((name) => RATIO_TITLES[name]), 'browser/ky', 'SDK/floor'],
   figures
     .filter((figure) => Object.keys(figure.overRaw).length > 0)
     .map((figure) => [
       figure.label,
       ...ratioNames.map((name) => ratio(figure.overRaw[name])),
       ratio(figure.browserOverKy),
+      ratio(figure.sdkOverFloor),
     ]),
   1,
 );
@@ -608,7 +615,7 @@ if (importOnly) {
 }
 if (figures.length > 0) {
   console.log(
-    `Ratios are medians of per-round ratios (browser/ky: the SDK's browser build over ky alone).`,
+    `Ratios are medians of per-round ratios (browser/ky: the SDK's browser build over ky alone; SDK/floor: the SDK over ky on node:http).`,
   );
   console.log(
     `Throughput rows are requests per second: a ratio below 1 there means fewer requests per second.`,
@@ -660,6 +667,7 @@ const results = {
     ...(figure.browserOverKy === undefined
       ? {}
       : { sdkBrowserOverKy: round(figure.browserOverKy) }),
+    ...(figure.sdkOverFloor === undefined ? {} : { sdkOverFloor: round(figure.sdkOverFloor) }),
     ...(figure.detail ? { detail: figure.detail } : {}),
   })),
   importOnlyMs: importOnly ? { sdk: round(importOnly.sdk), ky: round(importOnly.ky) } : null,

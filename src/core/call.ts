@@ -70,7 +70,7 @@ export class Caller {
     const retries = startRetries(settings, this.#budget, startedAt);
     const operation = this.#telemetry?.startOperation({
       name: route.operation,
-      ...this.#config.server,
+      url: scrub(call, request.url),
     });
     // Whether an attempt ended without a whole response: it may have been carried out all the same.
     let lostResponse = false;
@@ -134,7 +134,6 @@ export class Caller {
       method: request.method,
       urlTemplate: request.template,
       url: scrub(call, request.url),
-      ...this.#config.server,
       resendCount: attempt - 1,
     });
     let read: { head: HttpResponseHead; text: string } | undefined;

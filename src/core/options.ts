@@ -162,8 +162,6 @@ export interface ClientConfig {
   readonly retryBudget: RetryBudget | undefined;
   readonly logger: LevelLogger | undefined;
   readonly telemetry: Telemetry | undefined;
-  /** The service's host and port, as telemetry names them. */
-  readonly server: { readonly serverAddress: string; readonly serverPort: number };
 }
 
 /** @internal What one call runs with: the client's settings overridden by the call's options. */
@@ -297,7 +295,6 @@ export function resolveClientOptions(options: ClientOptions): ClientConfig {
     retryBudget: options.retryBudget === false ? undefined : new RetryBudget(options.retryBudget),
     logger: logLevel === 'off' ? undefined : new LevelLogger(options.logger ?? console, logLevel),
     telemetry: options.telemetry,
-    server: serverOf(baseUrl),
   };
 }
 
@@ -488,12 +485,4 @@ function isLogger(value: unknown): value is Logger {
 
 function isAbortSignal(value: unknown): value is AbortSignal {
   return typeof AbortSignal !== 'undefined' && value instanceof AbortSignal;
-}
-
-/** The host and port of `baseUrl` (already checked to be an http(s) URL), as telemetry names them. */
-function serverOf(baseUrl: string): ClientConfig['server'] {
-  const url = new URL(baseUrl);
-  const port = url.port === '' ? (url.protocol === 'https:' ? 443 : 80) : Number(url.port);
-  // An IPv6 literal without its brackets, as `server.address` wants it.
-  return { serverAddress: url.hostname.replace(/^\[(.*)\]$/, '$1'), serverPort: port };
 }

@@ -16,7 +16,7 @@ import {
   SecretsVaultError,
 } from './errors.js';
 import { now } from './retry.js';
-import { describeConnectionFailure, ResponseBodyCutOff } from './transport/network-failure.js';
+import { describeConnectionFailure } from './transport/network-failure.js';
 import { BodyCutOff, type HttpResponseHead, NoResponse } from './transport/sender.js';
 import { findSystemError } from './transport/system-error.js';
 
@@ -98,15 +98,11 @@ export function interpretFailure(
     );
   }
   if (thrown instanceof NoResponse || thrown instanceof BodyCutOff) {
-    const cause =
-      thrown instanceof BodyCutOff
-        ? new ResponseBodyCutOff(thrown.message, { cause: thrown.cause })
-        : thrown.cause instanceof Error
-          ? thrown.cause
-          : undefined;
+    // No response: the network's own error says why; a body cut off says so itself.
+    const cause = thrown instanceof BodyCutOff ? thrown : (thrown.cause as Error);
     return new APIConnectionError(
       `Connection error: ${describeConnectionFailure(cause, request.url)}`,
-      { ...details, ...(cause ? { cause } : {}) },
+      { ...details, cause },
     );
   }
   // A failure no network explains (a caller's fetch's own bug): kept as the cause, unless it

@@ -24,10 +24,8 @@ export interface Telemetry {
 export interface OperationStart {
   /** The method as the user calls it: `vaults.get`, `vaults.members.create`, `secrets.load`. */
   readonly name: string;
-  /** The service's host name (or address). */
-  readonly serverAddress: string;
-  /** The service's port, the scheme's default when the URL names none. */
-  readonly serverPort: number;
+  /** The URL of its first attempt, query included: where the service is. */
+  readonly url: string;
 }
 
 /** The record of one operation, ended once. */
@@ -48,10 +46,6 @@ export interface AttemptStart {
   readonly urlTemplate: string;
   /** The URL sent to, query included. */
   readonly url: string;
-  /** The service's host name (or address). */
-  readonly serverAddress: string;
-  /** The service's port. */
-  readonly serverPort: number;
   /** 0 for the first attempt, then 1, 2, … for each retry. */
   readonly resendCount: number;
 }

@@ -95,10 +95,7 @@ export function openTelemetry(options: OpenTelemetryOptions = {}): Telemetry {
         operation.name,
         {
           kind: SpanKind.INTERNAL,
-          attributes: {
-            'server.address': operation.serverAddress,
-            'server.port': operation.serverPort,
-          },
+          attributes: serverOf(operation.url),
         },
         callerContext,
       );
@@ -115,8 +112,7 @@ export function openTelemetry(options: OpenTelemetryOptions = {}): Telemetry {
       'http.request.method': attempt.method,
       'url.template': attempt.urlTemplate,
       'url.full': attempt.url,
-      'server.address': attempt.serverAddress,
-      'server.port': attempt.serverPort,
+      ...serverOf(attempt.url),
     };
     // The conventions count retries only: the first attempt has no resend count.
     if (attempt.resendCount > 0) attributes['http.request.resend_count'] = attempt.resendCount;
@@ -164,4 +160,16 @@ function endOperation(span: Span, outcome: OperationEnd): void {
     );
   }
   span.end();
+}
+
+/**
+ * `server.address` and `server.port` of `url`: its host (an IPv6 address without its brackets)
+ * and its port, the scheme's default when it names none.
+ */
+function serverOf(url: string): Attributes {
+  const { hostname, port, protocol } = new URL(url);
+  return {
+    'server.address': hostname.replace(/^\[(.*)\]$/, '$1'),
+    'server.port': port === '' ? (protocol === 'https:' ? 443 : 80) : Number(port),
+  };
 }

@@ -9,13 +9,13 @@ import { serveVaultMock } from '../../src/mock/node.js';
 const read = (path: string) => readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8');
 
 describe('docs/testing-with-the-mock.md', () => {
-  it.each([
-    'examples/mock-in-tests.test.ts',
-    'examples/own-http-server.test.ts',
-  ])('embeds %s exactly, so the documented example is the tested one', (path) => {
-    const doc = read('docs/testing-with-the-mock.md');
-    expect(doc).toContain(`\`\`\`ts\n${read(path)}\`\`\``);
-  });
+  it.each(['examples/mock-in-tests.test.ts', 'examples/own-http-server.test.ts'])(
+    'embeds %s exactly, so the documented example is the tested one',
+    (path) => {
+      const doc = read('docs/testing-with-the-mock.md');
+      expect(doc).toContain(`\`\`\`ts\n${read(path)}\`\`\``);
+    },
+  );
 });
 
 describe('README quick start', () => {

@@ -26,13 +26,14 @@ const exporter = new InMemorySpanExporter();
 const provider = new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter })] });
 const propagator = new W3CTraceContextPropagator();
 
-const OPERATION = { name: 'vaults.get', serverAddress: 'vault.example.com', serverPort: 8443 };
+const OPERATION = {
+  name: 'vaults.get',
+  url: 'https://vault.example.com:8443/v1/vaults/vlt_1?include=members',
+};
 const ATTEMPT = {
   method: 'GET',
   urlTemplate: '/v1/vaults/{vaultId}',
   url: 'https://vault.example.com:8443/v1/vaults/vlt_1?include=members',
-  serverAddress: 'vault.example.com',
-  serverPort: 8443,
   resendCount: 0,
 } satisfies AttemptStart;
 
@@ -288,9 +289,9 @@ describe('openTelemetry() beside the HTTP instrumentations', () => {
     it(`records an attempt sent with ${name} active once, with its own traceparent`, async () => {
       const operation = openTelemetry({ tracerProvider: provider }).startOperation({
         ...OPERATION,
-        serverAddress: '127.0.0.1',
+        url,
       });
-      const attempt = operation.startAttempt({ ...ATTEMPT, url, serverAddress: '127.0.0.1' });
+      const attempt = operation.startAttempt({ ...ATTEMPT, url });
       const received = await attempt.run(() => send(url, { ...attempt.headers }));
       attempt.end({ status: 200 });
       operation.end({ attempts: 1 });

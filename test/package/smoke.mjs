@@ -66,6 +66,27 @@ for (const file of ['query/index.js', 'query/index.cjs']) {
   assert.doesNotMatch(source, /class SecretsVaultError\b/, `${file} must not bundle the errors`);
 }
 
+// The OpenTelemetry entry loads as ESM and CJS and gives a Telemetry the client takes; it alone
+// imports @opentelemetry/api (by name): the root, every other entry and the browser build never.
+for (const otel of [
+  await import('@secrets-vault/sdk/opentelemetry'),
+  require('@secrets-vault/sdk/opentelemetry'),
+]) {
+  const telemetry = otel.openTelemetry();
+  assert.equal(typeof telemetry.startOperation, 'function');
+  new esm.SecretsVault({ baseUrl: 'https://vault.example.com', token: 't', telemetry });
+}
+for (const file of readdirSync(distribution, { recursive: true })) {
+  if (!/\.(c|m)?js$/.test(file)) continue;
+  const source = readFileSync(new URL(file, distribution), 'utf8');
+  const imports = /(?:from |require\(|import\()["']@opentelemetry\/api["']/.test(source);
+  assert.equal(
+    imports,
+    file.startsWith('opentelemetry/'),
+    `${file} ${imports ? 'must not import' : 'must import'} @opentelemetry/api`,
+  );
+}
+
 // The namespace sub-paths hand out the root's own classes under every condition: the Node build
 // (import and require), the build of every other runtime (which shares the root's chunks), and
 // the browser's. A `Vaults` built alone throws the root's error classes.

@@ -4,12 +4,8 @@
  * says only "Failed to fetch" whether the network is down or it refused the request itself.
  */
 import { oneLine } from '../redaction.js';
+import { BodyCutOff } from './sender.js';
 import { findSystemError, hasNetworkErrorCode, isRuntimeFetchFailure } from './system-error.js';
-
-/** @internal An attempt got its headers, then the body stopped before its end. */
-export class ResponseBodyCutOff extends Error {
-  override name = 'ResponseBodyCutOff';
-}
 
 // What browsers throw when fetch fails without a response: Chromium, Firefox, Safari.
 const BROWSER_FETCH_FAILURES = new Set([
@@ -81,7 +77,7 @@ function isPageOrigin(url: string): boolean {
 /** @internal One line saying what failed, such as `ECONNREFUSED 127.0.0.1:8200`. */
 export function describeConnectionFailure(error: unknown, url: string): string {
   const host = hostOf(url);
-  if (error instanceof ResponseBodyCutOff) {
+  if (error instanceof BodyCutOff) {
     const system = findSystemError(error.cause);
     return `the response body was cut off${system ? ` (${system.code})` : ''}`;
   }
