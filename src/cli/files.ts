@@ -87,3 +87,23 @@ export async function readTextFile(source: string, what: string): Promise<string
     throw new CommandError(`${name} is not UTF-8 text`, 1);
   }
 }
+
+/**
+ * @internal Writes `text` to stdout, or to `file` when one is given, as
+ * {@link writeFileAtomically} writes it (mode 0600, replaced whole).
+ * @throws {CommandError} (exit 1) naming the file and the system's error code
+ */
+export function writeOutput(file: string | undefined, text: string): void {
+  if (file === undefined) {
+    process.stdout.write(text);
+    return;
+  }
+  try {
+    writeFileAtomically(file, text);
+  } catch (error) {
+    throw new CommandError(
+      `cannot write ${file}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`,
+      1,
+    );
+  }
+}

@@ -9,7 +9,7 @@ import type { Command, Flag } from '../command.js';
 import { EnvFormatError, formatDotenv, formatShell } from '../dotenv.js';
 import { CommandError, usageError } from '../errors.js';
 import { FALLBACK_KEY_VARIABLE, readFallbackKey, writeSnapshot } from '../fallback.js';
-import { writeFileAtomically } from '../files.js';
+import { writeOutput } from '../files.js';
 import { FORMAT, PREFIX, VAULT, WAIT, WAIT_HELP } from '../flags.js';
 import { loadForRun, variablesOf } from '../load.js';
 
@@ -96,18 +96,7 @@ required, and --prefix belongs to run.
       if (error instanceof EnvFormatError) throw new CommandError(error.message, 1);
       throw error;
     }
-    if (output === undefined) {
-      process.stdout.write(text);
-      return 0;
-    }
-    try {
-      writeFileAtomically(output, text);
-    } catch (error) {
-      throw new CommandError(
-        `cannot write ${output}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`,
-        1,
-      );
-    }
+    writeOutput(output, text);
     return 0;
   },
 };

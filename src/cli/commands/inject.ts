@@ -9,8 +9,8 @@ import { plainCopy } from '../../startup/redacted.js';
 import { referencedVault, resolveReferences } from '../../startup/references.js';
 import { newClient } from '../client.js';
 import type { Command, Flag } from '../command.js';
-import { CommandError, usageError } from '../errors.js';
-import { readTextFile, writeFileAtomically } from '../files.js';
+import { usageError } from '../errors.js';
+import { readTextFile, writeOutput } from '../files.js';
 import { WAIT, WAIT_HELP } from '../flags.js';
 
 const IN_FILE: Flag = { name: 'in-file', type: 'string', short: 'i' };
@@ -72,18 +72,7 @@ text of at most 1 MiB.
     const text = template.replace(PLACEHOLDER, (_placeholder, reference: string) =>
       String(values.get(reference)),
     );
-    if (output === undefined) {
-      process.stdout.write(text);
-      return 0;
-    }
-    try {
-      writeFileAtomically(output, text);
-    } catch (error) {
-      throw new CommandError(
-        `cannot write ${output}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`,
-        1,
-      );
-    }
+    writeOutput(output, text);
     return 0;
   },
 };
