@@ -6,12 +6,8 @@
  */
 import { APIPromise, type APIResponse } from './api-promise.js';
 import type { PageBody } from './envelope.js';
-import {
-  type CallDetails,
-  RequestValidationError,
-  ResponseValidationError,
-  SecretsVaultError,
-} from './errors.js';
+import { type CallDetails, RequestValidationError, SecretsVaultError } from './errors.js';
+import { unusableListing } from './response.js';
 
 /** How many empty pages in a row, each promising another, are taken before giving up. */
 export const MAX_EMPTY_PAGES_IN_A_ROW = 10;
@@ -65,13 +61,7 @@ async function loadPage<T>(
   const emptyRun = items.length === 0 ? trail.emptyRun + 1 : 0;
   if (nextCursor !== null) {
     const fail = (path: string, message: string): never => {
-      const { response, details } = result;
-      throw new ResponseValidationError(
-        response.status,
-        response.headers,
-        [{ path: [path], message }],
-        details,
-      );
+      throw unusableListing(result.response, result.details, path, message);
     };
     // Followed at this depth or before, on the way here: following it again would loop. (A
     // cursor followed only deeper, by an earlier `getNextPage()` of this same page, is fine.)

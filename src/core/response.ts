@@ -11,6 +11,7 @@ import {
   APIConnectionError,
   APITimeoutError,
   APIUserAbortError,
+  type CallDetails,
   makeAPIError,
   ResponseValidationError,
   SecretsVaultError,
@@ -67,6 +68,24 @@ export function interpretResponse(
   // Of the statuses that are not a success, only 304 forbids a body.
   const body = status === 304 ? null : text;
   return { error: makeAPIError(status, headers, body, secretsOf(call), detailsOf(call)) };
+}
+
+/**
+ * @internal The error for a response the SDK cannot use although each page of it was well
+ * formed: a list whose `next_cursor` would never end it (pagination.ts).
+ */
+export function unusableListing(
+  response: Response,
+  details: CallDetails,
+  path: string,
+  message: string,
+): ResponseValidationError {
+  return new ResponseValidationError(
+    response.status,
+    response.headers,
+    [{ path: [path], message }],
+    details,
+  );
 }
 
 /**
