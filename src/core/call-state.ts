@@ -20,7 +20,7 @@ export interface CallState {
   /** `X-Request-Id` of the latest response. */
   requestId: string | null;
   /** The strings to scrub from what a server says, worked out when first needed. */
-  secrets?: readonly string[];
+  secrets?: readonly string[] | undefined;
 }
 
 /** What one attempt came to: a whole response (any status), or what was thrown instead. */

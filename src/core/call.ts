@@ -8,14 +8,14 @@
  * attempts: the retries, the call's deadline (`totalTimeout`, a startup `wait`) over attempts
  * and waits, the retry budget, the logs and the telemetry.
  */
-import ky, { type KyInstance } from 'ky';
+import ky, { type KyInstance, type Options } from 'ky';
 import type { APIResponse } from './api-promise.js';
 import { type AttemptOutcome, type CallState, detailsOf, note, scrub } from './call-state.js';
-import type { PageBody } from './envelope.js';
 import { NotFoundError, type SecretsVaultError } from './errors.js';
 import type { LevelLogger } from './logger.js';
 import type { ClientConfig } from './options.js';
 import type { PageResult } from './pagination.js';
+import { sensitiveStrings } from './redaction.js';
 import {
   causeOf,
   errorTypeOf,
@@ -43,6 +43,9 @@ export class Caller {
   readonly #budget: RetryBudget | undefined;
   readonly #logger: LevelLogger | undefined;
   readonly #telemetry: Telemetry | undefined;
+  // What to scrub for a call that sends no secret value: the token's forms, worked out once per
+  // client rather than on every call that scrubs a request id.
+  readonly #tokenSecrets: readonly string[];
 
   constructor(config: ClientConfig) {
     this.#config = config;
@@ -50,20 +53,35 @@ export class Caller {
     this.#budget = config.retryBudget;
     this.#logger = config.logger;
     this.#telemetry = config.telemetry;
+    this.#tokenSecrets = sensitiveStrings([config.token]);
     // One attempt per ky call: no retries of its own, every status given back as it came, and a
     // redirect (which could carry the token and the body to another origin) never followed.
     this.#ky = ky.create({ retry: 0, throwHttpErrors: false, redirect: 'manual' });
   }
 
   /**
-   * Makes the call `route` describes (the page at `cursor` of a list) and resolves to its data.
+   * Makes the call `route` describes (the page at `cursor` of a list) and resolves to its data,
+   * with the call's details as a page needs them; with `details` false, to what
+   * `withResponse()` gives and no more, so a plain call does not work details out.
    *
    * @throws {SecretsVaultError} a subclass, with the call's details, for every failure
    */
-  async call(route: AnyRoute, cursor?: string): Promise<CallResult> {
+  call(route: AnyRoute, cursor?: string): Promise<CallResult>;
+  call(route: AnyRoute, cursor: undefined, details: false): Promise<APIResponse<unknown>>;
+  async call(
+    route: AnyRoute,
+    cursor?: string,
+    details = true,
+  ): Promise<APIResponse<unknown> | CallResult> {
     const request = buildRequest(this.#config, route, cursor);
     const { settings, method } = request;
-    const call: CallState = { request, logger: this.#logger, attempts: 0, requestId: null };
+    const call: CallState = {
+      request,
+      logger: this.#logger,
+      attempts: 0,
+      requestId: null,
+      secrets: route.sensitive?.length ? undefined : this.#tokenSecrets,
+    };
     const startedAt = now();
     const limit = deadlineOf(settings, settings.totalTimeout);
     const deadline = limit === undefined ? Number.POSITIVE_INFINITY : startedAt + limit;
@@ -77,11 +95,15 @@ export class Caller {
     for (;;) {
       call.attempts += 1;
       const outcome = await this.#attempt(call, deadline, operation);
-      const result = interpretResponseOrFailure(call, outcome, route, startedAt);
+      // The data of a whole response, or the SDK error the outcome comes to.
+      const result =
+        'thrown' in outcome
+          ? { error: interpretFailure(call, outcome.thrown, startedAt) }
+          : interpretResponse(call, outcome, route.expected);
       if (!('error' in result)) {
         retries.succeeded();
         operation?.end({ attempts: call.attempts });
-        return { ...result, details: detailsOf(call) };
+        return details ? { ...result, details: detailsOf(call) } : result;
       }
       const { error } = result;
       if (!('response' in outcome)) lostResponse = true;
@@ -91,13 +113,8 @@ export class Caller {
         retries.succeeded();
         operation?.end({ attempts: call.attempts });
         const response = new Response(null, { status: error.status, headers: error.headers });
-        return {
-          data: undefined,
-          response,
-          requestId: null,
-          replayed: false,
-          details: detailsOf(call),
-        };
+        const done = { data: undefined, response, requestId: null, replayed: false };
+        return details ? { ...done, details: detailsOf(call) } : done;
       }
       const delay = retries.next(error, request, call.attempts);
       if (delay === undefined) throw fail(call, operation, error, outcome);
@@ -141,19 +158,20 @@ export class Caller {
     const sent = record
       ? { ...request, headers: { ...request.headers, ...record.headers } }
       : request;
-    const send = () =>
-      this.#ky(request.url, {
-        method: request.method,
-        headers: sent.headers,
-        ...(request.body === undefined ? {} : { body: request.body }),
-        ...(settings.signal ? { signal: settings.signal } : {}),
-        timeout: Math.max(1, Math.min(settings.timeout, Math.ceil(left))),
-        // ky hands its fetch the Request it built for the attempt.
-        fetch: (async (input: Request) => {
-          read = await this.#read(call, sent, input);
-          return read.head.response;
-        }) as typeof fetch,
-      });
+    // Only the options this attempt sets: ky merges each one into its defaults on every call.
+    const options: Options = {
+      method: request.method,
+      headers: sent.headers,
+      timeout: Math.max(1, Math.min(settings.timeout, Math.ceil(left))),
+      // ky hands its fetch the Request it built for the attempt.
+      fetch: (async (input: Request) => {
+        read = await this.#read(call, sent, input);
+        return read.head.response;
+      }) as typeof fetch,
+    };
+    if (request.body !== undefined) options.body = request.body;
+    if (settings.signal) options.signal = settings.signal;
+    const send = () => this.#ky(request.url, options);
     let outcome: AttemptOutcome;
     try {
       const response = await (record ? record.run(send) : send());
@@ -206,24 +224,6 @@ export class Caller {
 
 // One decoder for every body: without `stream`, each decode() stands alone.
 const utf8 = new TextDecoder();
-
-/** The data of a whole response, or the SDK error an attempt's outcome comes to. */
-function interpretResponseOrFailure(
-  call: CallState,
-  outcome: AttemptOutcome,
-  route: AnyRoute,
-  startedAt: number,
-):
-  | {
-      data: unknown | PageBody<unknown>;
-      response: Response;
-      requestId: string | null;
-      replayed: boolean;
-    }
-  | { error: SecretsVaultError } {
-  if ('thrown' in outcome) return { error: interpretFailure(call, outcome.thrown, startedAt) };
-  return interpretResponse(call, outcome, route.expected);
-}
 
 /** Logs and records the end of a failed call; returns its error, to throw. */
 function fail(

@@ -21,9 +21,7 @@ export class HttpCore {
   request<Path extends string, T>(
     spec: RouteSpec<Path, T> & { expected: { kind: 'data' | 'items' | 'nothing' } },
   ): APIPromise<T> {
-    const response = this.#caller
-      .call(spec as AnyRoute<T>)
-      .then(({ data, response, requestId, replayed }) => ({ data, response, requestId, replayed }));
+    const response = this.#caller.call(spec as AnyRoute<T>, undefined, false);
     return new APIPromise(response as Promise<APIResponse<T>>);
   }
 

@@ -257,6 +257,49 @@ describe.skipIf(process.env.SECRETS_VAULT_TRANSPORT === 'fetch')('node:http send
       expect(served.connections()).toBe(1);
     });
 
+    /** How long after its answer the server saw the client close the connection, in ms. */
+    async function idleClose(headers: Record<string, string>, answerAfterMs = 0) {
+      let answered = 0;
+      const closed = new Promise<number>((resolve) => {
+        const server = createServer((_req, res) => {
+          setTimeout(() => {
+            res.writeHead(200, headers).end('ok', () => {
+              answered = performance.now();
+            });
+          }, answerAfterMs);
+        });
+        // The server would keep it for a minute: only the client's idle timer closes it.
+        server.keepAliveTimeout = 60_000;
+        server.on('connection', (socket: Socket) => {
+          socket.on('close', () => resolve(performance.now() - answered));
+        });
+        servers.push(server);
+        server.listen(0, '127.0.0.1', async () => {
+          const { port } = server.address() as { port: number };
+          expect(await fetchText(get(`http://127.0.0.1:${port}/`))).toBe('ok');
+        });
+      });
+      return closed;
+    }
+
+    it('closes a connection left idle in its pool for 4 s, and sooner when the server says so', async () => {
+      const [idle, hinted] = await Promise.all([
+        idleClose({}),
+        // Node's agent closes a second before the server's own timeout, so that it is first.
+        idleClose({ 'keep-alive': 'timeout=2' }),
+      ]);
+      expect(idle).toBeGreaterThan(3_800);
+      expect(idle).toBeLessThan(6_000);
+      expect(hinted).toBeGreaterThan(800);
+      expect(hinted).toBeLessThan(2_500);
+    }, 15_000);
+
+    it('lets a request wait longer than the idle time for its answer, then times the idle anew', async () => {
+      // The idle timer runs only while the connection waits in the pool: not during a request.
+      const closed = await idleClose({}, 4_500);
+      expect(closed).toBeGreaterThan(3_800);
+    }, 20_000);
+
     it('reuses the connection after a small body is discarded', async () => {
       const served = await serve((_req, res) => res.end('x'.repeat(1000)));
       (await sender()(get(served.url), never)).discard();

@@ -57,6 +57,8 @@ interface Builtins {
   readonly https: HttpsModule;
   readonly zlib: ZlibModule;
   readonly byteLength: (text: string) => number;
+  /** The chunks of a body as one array, as concatChunks, copied without zero-filling first. */
+  readonly concat: (chunks: readonly Uint8Array[], size: number) => Uint8Array<ArrayBuffer>;
   readonly acceptEncoding: string;
 }
 
@@ -125,6 +127,14 @@ function load(process: NodeProcess): Builtins {
       https: get('node:https') as HttpsModule,
       zlib,
       byteLength: (text) => Buffer.byteLength(text, 'utf8'),
+      concat: (chunks, size) => {
+        if (chunks.length === 1) return concatChunks(chunks, size);
+        // Buffer.concat skips the zero-filling of a new Uint8Array, which cost as much as the
+        // copy for a list of 500 values. Its bytes may sit in Node's shared pool: they are only
+        // ever decoded to text (call.ts), never handed out.
+        const joined = Buffer.concat(chunks, size);
+        return new Uint8Array(joined.buffer as ArrayBuffer, joined.byteOffset, joined.byteLength);
+      },
       // What fetch advertises, and brotli and zstd as well: every coding listed is decoded.
       acceptEncoding:
         typeof zlib.createZstdDecompress === 'function'
@@ -192,12 +202,13 @@ function makePool(global: Http.Agent, secure: boolean, http: HttpModule, https: 
     keepAlive: true,
     // As fetch: no queueing behind a per-origin cap; 64 calls at once get 64 connections.
     maxSockets: Number.POSITIVE_INFINITY,
-    timeout: IDLE_MS,
   };
   // Node's agent unrefs a socket when it becomes idle and refs it again when a request takes
   // it: an idle connection never keeps a finished process alive.
   const make = (extra: Http.AgentOptions = {}) =>
-    secure ? new https.Agent({ ...options, ...extra }) : new http.Agent({ ...options, ...extra });
+    closeWhenIdle(
+      secure ? new https.Agent({ ...options, ...extra }) : new http.Agent({ ...options, ...extra }),
+    );
   const env = proxyEnvOf(global) ?? {};
   const proxy = proxyUrlOf(env, secure);
   return {
@@ -214,6 +225,50 @@ function makePool(global: Http.Agent, secure: boolean, http: HttpModule, https: 
     env,
     bypass: parseNoProxy(''),
   };
+}
+
+/** The part of a pooled socket this module touches: its idle timer. */
+interface PooledSocket {
+  setTimeout(ms: number): unknown;
+  readonly _httpMessage?: { readonly res?: { readonly headers: Http.IncomingHttpHeaders } } | null;
+}
+
+/**
+ * Makes `agent` close a socket that has stayed idle in its pool for {@link IDLE_MS} (less when
+ * the server's `Keep-Alive: timeout=N` says so, as Node's agent reads it), with the timer armed
+ * only while the socket is idle. Node's own `timeout` option keeps it armed during requests too,
+ * where it does nothing for the SDK but costs a timer refresh on every read and write and a few
+ * listeners per request: at 64 calls at once, that was the largest share of the client's CPU
+ * time over ky's floor, most of it in the garbage collector.
+ */
+function closeWhenIdle<A extends Http.Agent>(agent: A): A {
+  // What Node's agent calls when a socket goes back to its pool, and when a request takes it.
+  const pool = agent as unknown as {
+    keepSocketAlive(socket: PooledSocket): boolean;
+    reuseSocket(socket: PooledSocket, request: unknown): void;
+    readonly agentKeepAliveTimeoutBuffer?: number;
+  };
+  const { keepSocketAlive, reuseSocket } = pool;
+  pool.keepSocketAlive = function keepIdleSocket(socket) {
+    const kept = keepSocketAlive.call(this, socket);
+    if (kept) socket.setTimeout(idleMsOf(socket, pool.agentKeepAliveTimeoutBuffer));
+    return kept;
+  };
+  pool.reuseSocket = function reuseIdleSocket(socket, request) {
+    socket.setTimeout(0);
+    reuseSocket.call(this, socket, request);
+  };
+  return agent;
+}
+
+/** How long `socket` may stay idle: IDLE_MS, or less when the server's hint says so. */
+function idleMsOf(socket: PooledSocket, buffer = 1000): number {
+  const hint = socket._httpMessage?.res?.headers['keep-alive'];
+  const seconds = typeof hint === 'string' ? /^timeout=(\d+)/.exec(hint)?.[1] : undefined;
+  if (seconds === undefined) return IDLE_MS;
+  // Node's agent ends its timer `buffer` ms before the server's, so that it is the one to close.
+  const ms = Number.parseInt(seconds, 10) * 1000 - buffer;
+  return ms > 0 && ms < IDLE_MS ? ms : IDLE_MS;
 }
 
 /**
@@ -475,7 +530,7 @@ class Exchange implements EventListenerObject {
         if (this.#reject === undefined) return;
         this.#reject = undefined;
         this.#release();
-        resolve(concatChunks(chunks, size));
+        resolve((builtins as Builtins).concat(chunks, size));
       };
       const collect = (chunk: Uint8Array) => {
         if (this.#reject === undefined) return;
