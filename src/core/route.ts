@@ -98,9 +98,15 @@ export function buildRequest(config: ClientConfig, spec: AnyRoute, cursor?: stri
   const issues: ValidationIssue[] = [];
   const path = fillPath(spec.path, spec.pathParams, issues);
   const query = validated(spec.query, issues);
-  const search = toSearchParams(cursor === undefined ? query : { ...query, cursor }, issues);
+  const queryString =
+    query === undefined && cursor === undefined
+      ? ''
+      : toSearchParams(cursor === undefined ? query : { ...query, cursor }, issues).toString();
   const body = validated(spec.body, issues);
-  const settings = resolveCallSettings(config, options, issues, spec.wait);
+  const settings =
+    spec.options === undefined && spec.wait === undefined
+      ? defaultSettings(config)
+      : resolveCallSettings(config, options, issues, spec.wait);
   let serializedBody: string | undefined;
   if (body !== undefined && issues.length === 0) {
     serializedBody = JSON.stringify(body);
@@ -136,7 +142,6 @@ export function buildRequest(config: ClientConfig, spec: AnyRoute, cursor?: stri
     if (serializedBody !== undefined) own['content-type'] = 'application/json';
     headers = own;
   }
-  const queryString = search.toString();
   const target = `${config.apiPath}${path}${queryString ? `?${queryString}` : ''}`;
   return {
     method: spec.method,
@@ -153,30 +158,59 @@ export function buildRequest(config: ClientConfig, spec: AnyRoute, cursor?: stri
 
 // A lone surrogate cannot be percent-encoded (encodeURIComponent throws URIError) and
 // URLSearchParams silently turns it into U+FFFD, so the server would see another id or cursor.
+// The settings of a call without options, worked out once per client: they are the client's.
+const defaults = new WeakMap<ClientConfig, CallSettings>();
+
+function defaultSettings(config: ClientConfig): CallSettings {
+  let settings = defaults.get(config);
+  if (settings === undefined) {
+    settings = resolveCallSettings(config, {}, []);
+    defaults.set(config, settings);
+  }
+  return settings;
+}
+
 const LONE_SURROGATE = /\p{Surrogate}/u;
+
+// Each route's template split once into its text and its ids' names (`['/vaults/', 'vaultId',
+// '']`): a fixed set, one entry per route.
+const templates = new Map<string, readonly string[]>();
 
 function fillPath(
   template: string,
   params: Readonly<Record<string, unknown>> | undefined,
   issues: ValidationIssue[],
 ): string {
-  return template.replace(/\{(\w+)\}/g, (_, name: string) => {
-    const value = params?.[name];
-    // Every id is one path segment: encoded so `a/b?x` stays inside it, and never `.` or `..`,
-    // which URL parsing would resolve into another route even when percent-encoded.
-    if (typeof value !== 'string' || value === '' || value === '.' || value === '..') {
-      issues.push({ path: [name], message: 'must be a non-empty id other than "." or ".."' });
-      return '_';
-    }
-    if (LONE_SURROGATE.test(value)) {
-      issues.push({
-        path: [name],
-        message: 'must be a well-formed string (it has a lone surrogate)',
-      });
-      return '_';
-    }
+  let parts = templates.get(template);
+  if (parts === undefined) {
+    parts = template.split(/\{(\w+)\}/);
+    templates.set(template, parts);
+  }
+  let path = parts[0] as string;
+  for (let index = 1; index < parts.length; index += 2) {
+    const name = parts[index] as string;
+    path += encodeId(name, params?.[name], issues) + (parts[index + 1] as string);
+  }
+  return path;
+}
+
+function encodeId(name: string, value: unknown, issues: ValidationIssue[]): string {
+  // Every id is one path segment: encoded so `a/b?x` stays inside it, and never `.` or `..`,
+  // which URL parsing would resolve into another route even when percent-encoded.
+  if (typeof value !== 'string' || value === '' || value === '.' || value === '..') {
+    issues.push({ path: [name], message: 'must be a non-empty id other than "." or ".."' });
+    return '_';
+  }
+  try {
     return encodeURIComponent(value);
-  });
+  } catch {
+    // URIError: the one string encodeURIComponent refuses has a lone surrogate.
+    issues.push({
+      path: [name],
+      message: 'must be a well-formed string (it has a lone surrogate)',
+    });
+    return '_';
+  }
 }
 
 function validated(input: Checked | undefined, issues: ValidationIssue[]): object | undefined {

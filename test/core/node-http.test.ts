@@ -5,6 +5,7 @@
  * start (CAs, proxy variables, exit) runs in a child process.
  */
 import { execFileSync, spawn } from 'node:child_process';
+import * as diagnostics from 'node:diagnostics_channel';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import {
   createServer,
@@ -108,6 +109,17 @@ const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
 async function fetchText(request: NodeHttpRequest, maxBytes = 1 << 20): Promise<string> {
   const response = await sender()(request, never);
   return text(await response.read(maxBytes));
+}
+
+/** The response, or undefined when the request failed (a port nothing listens on). */
+async function rejectionOrResponse(
+  promise: Promise<NodeHttpResponse>,
+): Promise<NodeHttpResponse | undefined> {
+  try {
+    return await promise;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The error a promise rejects with (fails the test when it resolves). */
@@ -387,6 +399,91 @@ describe.skipIf(process.env.SECRETS_VAULT_TRANSPORT === 'fetch')('node:http send
       expect(seen['accept-encoding']).toBe('identity');
       expect(seen['content-length']).toBeUndefined();
       expect(seen['transfer-encoding']).toBeUndefined();
+    });
+
+    it('lets a wrapper of http.request and a diagnostics_channel subscriber add headers', async () => {
+      const seen: IncomingMessage['headers'][] = [];
+      const served = await serve((req, res) => {
+        seen.push(req.headers);
+        res.end();
+      });
+      const http = process.getBuiltinModule('node:http');
+      const original = http.request;
+      // As instrumentation and test tools do: a header added to the options' object.
+      http.request = function request(this: unknown, ...args: Parameters<typeof original>) {
+        const [options] = args as [{ headers: Record<string, string> }];
+        options.headers['x-wrapper'] = 'wrapped';
+        return original.apply(this, args);
+      } as typeof original;
+      try {
+        await (await sender()(get(`${served.url}/a`, { authorization: 'Bearer t' }), never)).read(
+          1,
+        );
+      } finally {
+        http.request = original;
+      }
+      const addHeader = (message: unknown) => {
+        (
+          message as { request: { setHeader(name: string, value: string): void } }
+        ).request.setHeader('x-subscriber', 'seen');
+      };
+      diagnostics.subscribe('http.client.request.created', addHeader);
+      try {
+        await (await sender()(get(`${served.url}/b`, { authorization: 'Bearer t' }), never)).read(
+          1,
+        );
+      } finally {
+        diagnostics.unsubscribe('http.client.request.created', addHeader);
+      }
+      // And as Node ships it, unwatched: the same request.
+      await (await sender()(get(`${served.url}/c`, { authorization: 'Bearer t' }), never)).read(1);
+      expect(seen.map((headers) => [headers['x-wrapper'], headers['x-subscriber']])).toEqual([
+        ['wrapped', undefined],
+        [undefined, 'seen'],
+        [undefined, undefined],
+      ]);
+      for (const headers of seen) {
+        expect(headers).toMatchObject({
+          host: `127.0.0.1:${served.port}`,
+          authorization: 'Bearer t',
+          connection: 'keep-alive',
+        });
+        expect(headers['accept-encoding']).toMatch(/^gzip, deflate, br/);
+      }
+    });
+
+    it('sends each request to its own origin when two alternate', async () => {
+      const seen: string[] = [];
+      const one = await serve((req, res) => {
+        seen.push(`one ${req.headers.host} ${req.url}`);
+        res.end();
+      });
+      const two = await serve((req, res) => {
+        seen.push(`two ${req.headers.host} ${req.url}`);
+        res.end();
+      });
+      // As the client sends them: the path and query it built beside the whole URL.
+      const to = (served: Served, target: string): NodeHttpRequest => ({
+        ...get(`${served.url}${target}`),
+        target,
+      });
+      for (const request of [
+        to(one, '/v1/a?x=1'),
+        to(two, '/v1/b'),
+        to(two, '/v1/c'),
+        to(one, '/v1/d'),
+        // An origin whose text starts with the first one's: its port and one more digit, no port.
+        to({ ...one, url: `${one.url}0` }, '/v1/e'),
+      ]) {
+        const response = await rejectionOrResponse(sender()(request, never));
+        if (response !== undefined) await response.read(1);
+      }
+      expect(seen).toEqual([
+        `one 127.0.0.1:${one.port} /v1/a?x=1`,
+        `two 127.0.0.1:${two.port} /v1/b`,
+        `two 127.0.0.1:${two.port} /v1/c`,
+        `one 127.0.0.1:${one.port} /v1/d`,
+      ]);
     });
 
     it.each([

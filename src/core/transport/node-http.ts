@@ -11,6 +11,7 @@
  * the runtime's own system errors (`ECONNREFUSED` with the address) when no response arrives.
  */
 import type * as BufferModule from 'node:buffer';
+import type * as DiagnosticsChannel from 'node:diagnostics_channel';
 import type * as Http from 'node:http';
 import type * as Https from 'node:https';
 import type { Transform } from 'node:stream';
@@ -60,6 +61,8 @@ interface Builtins {
   /** The chunks of a body as one array, as concatChunks, copied without zero-filling first. */
   readonly concat: (chunks: readonly Uint8Array[], size: number) => Uint8Array<ArrayBuffer>;
   readonly acceptEncoding: string;
+  /** Whether anyone watches node:http create or start a request (diagnostics_channel). */
+  readonly watched: () => boolean;
 }
 
 interface Pool {
@@ -122,7 +125,11 @@ function load(process: NodeProcess): Builtins {
     const get = process.getBuiltinModule as (id: string) => unknown;
     const zlib = get('node:zlib') as ZlibModule;
     const { Buffer } = get('node:buffer') as typeof BufferModule;
+    const channels = get('node:diagnostics_channel') as typeof DiagnosticsChannel;
+    const created = channels.channel('http.client.request.created');
+    const started = channels.channel('http.client.request.start');
     builtins = {
+      watched: () => created.hasSubscribers || started.hasSubscribers,
       http: get('node:http') as HttpModule,
       https: get('node:https') as HttpsModule,
       zlib,
@@ -184,7 +191,8 @@ function proxyUnsupported(process: NodeProcess, http: HttpModule): boolean {
  * replaced (`http.setGlobalProxyFromEnv()` does that), so that a proxy set at run time is
  * followed as fetch follows it.
  */
-function agentFor(target: URL, secure: boolean, http: HttpModule, https: HttpsModule): Http.Agent {
+function agentFor(target: Origin, http: HttpModule, https: HttpsModule): Http.Agent {
+  const { secure } = target;
   const global = secure ? https.globalAgent : http.globalAgent;
   let pool = secure ? httpsPool : httpPool;
   if (pool === undefined || pool.global !== global) {
@@ -367,63 +375,137 @@ export function nodeHttpSender(): NodeHttpSend | undefined {
   return sender;
 }
 
+/** What a request's URL says of where it goes, parsed once per origin (see {@link originOf}). */
+interface Origin {
+  /** The URL up to its path: `http://host:port`, as the URL's text spells it. */
+  readonly text: string;
+  readonly secure: boolean;
+  readonly protocol: 'http:' | 'https:';
+  /** As WHATWG URL gives it: lower-case, an IPv6 literal in brackets. */
+  readonly hostname: string;
+  /** `hostname:port`, the port only when not the protocol's default: the `Host` header. */
+  readonly host: string;
+  readonly port: string;
+}
+
+// A client sends every request to one origin: its URL is parsed once, not on every attempt.
+let lastOrigin: Origin | undefined;
+
+/**
+ * Where `url` goes and its path and query, as WHATWG URL parses them. Only the origin's text is
+ * compared with the last one's; `target` is the path and query the SDK built, already in the form
+ * the parser would give (percent-encoded, with no dot segments), so the parser runs once per
+ * origin.
+ *
+ * @throws {TypeError} for a URL that does not parse or is not http(s)
+ */
+function originOf(url: string, target: string | undefined): { origin: Origin; path: string } {
+  const cached = lastOrigin;
+  if (
+    cached !== undefined &&
+    target !== undefined &&
+    url.startsWith(cached.text) &&
+    url.charCodeAt(cached.text.length) === 47 /* '/' */
+  ) {
+    return { origin: cached, path: target };
+  }
+  const parsed = new URL(url);
+  const { protocol } = parsed;
+  if (protocol !== 'http:' && protocol !== 'https:') {
+    throw new TypeError(`Unsupported protocol ${protocol}`);
+  }
+  const origin: Origin = {
+    text: url.slice(0, url.indexOf('/', url.indexOf('//') + 2)),
+    secure: protocol === 'https:',
+    protocol,
+    hostname: parsed.hostname,
+    host: parsed.host,
+    port: parsed.port,
+  };
+  // Only an origin whose text is exactly its serialization is kept, so a text match above means
+  // the same host and port (`HTTP://Host:80` and the like are parsed each time).
+  if (origin.text === parsed.origin) lastOrigin = origin;
+  return { origin, path: parsed.pathname + parsed.search };
+}
+
+// Whether each `request` function seen is Node's own (its source, once per function).
+const ownRequest = new WeakMap<object, boolean>();
+
+/** Whether `request` is node:http's (or node:https's) own, not a wrapper of it. */
+function isNodesOwn(request: unknown): boolean {
+  if (typeof request !== 'function') return false;
+  let own = ownRequest.get(request);
+  if (own === undefined) {
+    const source = Function.prototype.toString.call(request);
+    own =
+      /^function request\((?:url, options, cb|\.\.\.args)\) \{/.test(source) &&
+      /\bClientRequest\b/.test(source);
+    ownRequest.set(request, own);
+  }
+  return own;
+}
+
 function send(request: NodeHttpRequest, signal: AbortSignal): Promise<NodeHttpResponse> {
   if (signal.aborted) return Promise.reject(signal.reason);
   // Loaded by nodeHttpSender(), the only way to this function.
-  const { http, https, byteLength, acceptEncoding } = builtins as Builtins;
-  let target: URL;
+  const { http, https, byteLength, acceptEncoding, watched } = builtins as Builtins;
+  let origin: Origin;
+  let path: string;
+  let agent: Http.Agent;
   try {
-    target = new URL(request.url);
+    ({ origin, path } = originOf(request.url, request.target));
+    // Throws for a proxy URL Node refuses (ERR_PROXY_INVALID_CONFIG).
+    agent = agentFor(origin, http, https);
   } catch (error) {
     return Promise.reject(error);
   }
-  const secure = target.protocol === 'https:';
-  if (!secure && target.protocol !== 'http:') {
-    return Promise.reject(new TypeError(`Unsupported protocol ${target.protocol}`));
-  }
+  const { secure, hostname } = origin;
+  const module = secure ? https : http;
+  // Every header is in the options, so that node:http writes them at once. As a flat list, it
+  // writes them as they are (checking each name and value) without setting them one by one
+  // first; only where nothing else can touch them: a direct request through node:http as Node
+  // ships it, watched by no one. A proxy's headers, a wrapper of http.request (instrumentation,
+  // test tools) and a diagnostics_channel subscriber all expect them as an object.
+  const asList =
+    agent === (secure ? httpsPool : httpPool)?.direct && isNodesOwn(module.request) && !watched();
+  const list: string[] = [];
+  const object: Record<string, string> = {};
+  const add = (name: string, value: string) => {
+    if (asList) list.push(name, value);
+    else object[name] = value;
+  };
   // The SDK refuses these in every headers option; a header that still got here would change how
   // the request is framed or where it goes.
   for (const name in request.headers) {
     if (isFramingHeader(name)) {
       return Promise.reject(new TypeError(`The ${name} header is the transport's own to set`));
     }
+    add(name, request.headers[name] as string);
   }
-  const { hostname } = target;
-  let agent: Http.Agent;
-  try {
-    agent = agentFor(target, secure, http, https);
-  } catch (error) {
-    // A proxy URL Node refuses (ERR_PROXY_INVALID_CONFIG).
-    return Promise.reject(error);
-  }
+  add('host', origin.host);
+  if (request.headers['accept-encoding'] === undefined) add('accept-encoding', acceptEncoding);
+  const { body } = request;
+  if (body !== undefined) add('content-length', String(byteLength(body)));
   const options: Http.RequestOptions = {
     method: request.method,
-    protocol: target.protocol,
+    protocol: origin.protocol,
     // Node wants an IPv6 literal without its brackets (and puts them back in `Host`).
     hostname: hostname.startsWith('[') ? hostname.slice(1, -1) : hostname,
-    port: target.port,
-    path: target.pathname + target.search,
-    headers: request.headers,
+    port: origin.port,
+    path,
+    headers: asList ? list : object,
     agent,
   };
   return new Promise((resolve, reject) => {
     // Throws, before anything is sent, for a header value Node refuses (a line break, say).
-    const req = (secure ? https : http).request(options);
+    const req = module.request(options);
     const exchange = new Exchange(req, signal, request, resolve, reject);
     signal.addEventListener('abort', exchange, { once: true });
     req.on('error', (error: Error) => exchange.failed(error));
     req.on('response', (res: Http.IncomingMessage) => exchange.responded(res));
     try {
-      if (request.headers['accept-encoding'] === undefined) {
-        req.setHeader('accept-encoding', acceptEncoding);
-      }
-      const { body } = request;
-      if (body === undefined) {
-        req.end();
-      } else {
-        req.setHeader('content-length', byteLength(body));
-        req.end(body, 'utf8');
-      }
+      if (body === undefined) req.end();
+      else req.end(body, 'utf8');
     } catch (error) {
       // A header Node refuses: the SDK checks every header first, so this would be a bug of its
       // own, and no network failure.
@@ -489,18 +571,23 @@ class Exchange implements EventListenerObject {
     res.on('error', (error: Error) => this.#fail(error));
     const resolve = this.#resolve;
     if (resolve === undefined) return;
-    let headers: Headers;
+    let response: NodeResponse;
     try {
-      headers = headersOf(res.rawHeaders);
+      response = new NodeResponse(
+        this,
+        this.#url,
+        res.statusCode ?? 0,
+        res.statusMessage ?? '',
+        res.rawHeaders,
+      );
     } catch (error) {
+      // A header (or reason phrase) that fetch would refuse.
       this.#fail(error);
       return;
     }
     this.#resolve = undefined;
     this.#reject = undefined;
-    resolve(
-      new NodeResponse(this, this.#url, res.statusCode ?? 0, res.statusMessage ?? '', headers),
-    );
+    resolve(response);
   }
 
   read(maxBytes: number): Promise<Uint8Array<ArrayBuffer>> {
@@ -633,28 +720,44 @@ class NodeResponse implements NodeHttpResponse {
   readonly headers: Headers;
   readonly #exchange: Exchange;
   readonly #url: string;
+  readonly #response: Response | undefined;
 
+  /** @throws {TypeError} for a header or reason phrase that fetch would refuse */
   constructor(
     exchange: Exchange,
     url: string,
     status: number,
     statusText: string,
-    headers: Headers,
+    rawHeaders: readonly string[],
   ) {
     this.#exchange = exchange;
     this.#url = url;
     this.status = status;
     this.statusText = statusText;
-    this.headers = headers;
+    // A status a Response can have gets its Response now, and the head its headers: one Headers
+    // filled once, not a Headers copied into a Response afterwards. Any other status is refused
+    // by the call loop, which only reads the headers.
+    if (status >= 200 && status <= 599) {
+      const response = new Response(null, { status, statusText });
+      // A constructed Response has no URL; a fetched one answers its request's.
+      Object.defineProperty(response, 'url', { value: url });
+      this.#response = response;
+      this.headers = response.headers;
+    } else {
+      this.headers = new Headers();
+    }
+    for (let index = 0; index + 1 < rawHeaders.length; index += 2) {
+      this.headers.append(rawHeaders[index] as string, rawHeaders[index + 1] as string);
+    }
   }
 
   /**
-   * A Response of this head, without a body (the attempt has read it), answering the URL: made
-   * when the attempt hands a success to ky, never for an error or a retry.
+   * A Response of this head, without a body (the attempt reads it), answering the URL: what
+   * `withResponse()` gives.
    */
   get response(): Response {
+    if (this.#response !== undefined) return this.#response;
     const response = new Response(null, this);
-    // A constructed Response has no URL; a fetched one answers its request's.
     Object.defineProperty(response, 'url', { value: this.#url });
     return response;
   }
@@ -707,14 +810,6 @@ function makeDecoder(coding: Exclude<Coding, 'identity'>, first: Uint8Array): Tr
         params: { [zlib.constants.ZSTD_d_windowLogMax]: ZSTD_WINDOW_LOG_MAX },
       });
   }
-}
-
-function headersOf(raw: readonly string[]): Headers {
-  const headers = new Headers();
-  for (let index = 0; index + 1 < raw.length; index += 2) {
-    headers.append(raw[index] as string, raw[index + 1] as string);
-  }
-  return headers;
 }
 
 function tooLarge(maxBytes: number): UnusableBody {

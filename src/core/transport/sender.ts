@@ -11,6 +11,11 @@ export interface HttpRequest {
   readonly method: string;
   /** An absolute http: or https: URL. */
   readonly url: string;
+  /**
+   * The URL's path and query as WHATWG URL would give them, where the builder knows them: a
+   * sender need not parse the whole URL on every attempt.
+   */
+  readonly target?: string | undefined;
   readonly headers: Readonly<Record<string, string>>;
   readonly body: string | undefined;
 }
