@@ -116,11 +116,13 @@ export class SecretsVaultError extends Error implements CallDetails {
 
   // The brand of the instance's class, so that a name is written once per class.
   override name: string = (this as Branded)[BRAND] as string;
-  readonly method: string | null;
-  readonly path: string | null;
-  readonly attempts: number;
-  readonly idempotencyKey: string | null;
-  readonly requestId: string | null;
+  // Fields here and in every subclass are `declare`d: the constructor sets each (in this order,
+  // as a field would have), and a bundle then carries no list of field names.
+  declare readonly method: string | null;
+  declare readonly path: string | null;
+  declare readonly attempts: number;
+  declare readonly idempotencyKey: string | null;
+  declare readonly requestId: string | null;
 
   constructor(message: string, options: SecretsVaultErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -153,14 +155,14 @@ export class APIError extends SecretsVaultError {
     return 'APIError';
   }
   /** HTTP status of the response. */
-  readonly status: number;
+  declare readonly status: number;
   /** Stable machine-readable `errorCode` of the envelope, or `null` when the body had none. */
-  readonly code: string | null;
+  declare readonly code: string | null;
   /**
    * Response headers, with the token and the secret values the call sent replaced by
    * `[REDACTED]` wherever a server or proxy echoed them (as the message is scrubbed).
    */
-  readonly headers: Headers;
+  declare readonly headers: Headers;
 
   constructor(init: APIErrorInit) {
     super(init.message ?? `Request failed with status ${init.status}`, {
@@ -185,7 +187,7 @@ export class RedirectError extends APIError {
     return 'RedirectError';
   }
   /** The `Location` the response pointed at, or `null` when it sent none (or a browser hid it). */
-  readonly location: string | null;
+  declare readonly location: string | null;
 
   constructor(init: APIErrorInit) {
     const location = init.headers.get('location');
@@ -273,7 +275,7 @@ export class RateLimitError extends APIError {
     return 'RateLimitError';
   }
   /** Seconds to wait from the `Retry-After` header, or `null` when it was absent or unreadable. */
-  readonly retryAfter: number | null;
+  declare readonly retryAfter: number | null;
 
   constructor(init: APIErrorInit) {
     super(init);
@@ -339,7 +341,7 @@ export class RequestValidationError extends SecretsVaultError {
     return 'RequestValidationError';
   }
   /** Every rule the input broke. */
-  readonly issues: readonly ValidationIssue[];
+  declare readonly issues: readonly ValidationIssue[];
 
   constructor(issues: readonly ValidationIssue[], options: SecretsVaultErrorOptions = {}) {
     super(`Invalid request: ${formatIssues(issues)}`, options);
@@ -357,9 +359,9 @@ export class ResponseValidationError extends SecretsVaultError {
     return 'ResponseValidationError';
   }
   /** HTTP status of the response. */
-  readonly status: number;
+  declare readonly status: number;
   /** Every rule the response broke. */
-  readonly issues: readonly ValidationIssue[];
+  declare readonly issues: readonly ValidationIssue[];
 
   constructor(
     status: number,
@@ -387,7 +389,7 @@ export class SecretsSchemaError extends SecretsVaultError {
     return 'SecretsSchemaError';
   }
   /** Every failing path (such as `['database', 'password']`), with the schema's message. */
-  readonly issues: readonly ValidationIssue[];
+  declare readonly issues: readonly ValidationIssue[];
 
   constructor(issues: readonly ValidationIssue[], options: SecretsVaultErrorOptions = {}) {
     super(`The secrets do not fit: ${formatIssues(issues)}`, options);
@@ -404,7 +406,7 @@ export class SecretReferenceError extends SecretsVaultError {
     return 'SecretReferenceError';
   }
   /** The offending reference, as written. */
-  readonly reference: string;
+  declare readonly reference: string;
 
   constructor(reference: string, problem: string, options: SecretsVaultErrorOptions = {}) {
     super(`Cannot resolve ${escapeControlCharacters(reference)}: ${problem}`, options);

@@ -12,12 +12,11 @@ export const RETRIES_MESSAGE = 'must be a whole number, 0 or more, or Infinity';
 /** @internal What `wait` must be. */
 export const WAIT_MESSAGE = 'must be a whole number of milliseconds, 0 or more, or Infinity';
 
+// Number.isInteger is false for anything but a number: no `typeof` test needed.
 /** @internal Whether `value` is a valid `timeout` or `totalTimeout`. */
 export const isDuration = (value: unknown): boolean =>
-  typeof value === 'number' && Number.isInteger(value) && value > 0 && value <= MAX_TIMER_MS;
+  Number.isInteger(value) && (value as number) > 0 && (value as number) <= MAX_TIMER_MS;
 
 /** @internal Whether `value` is a valid `maxRetries` (or `wait`): 0 or more, or `Infinity`. */
 export const isRetryCount = (value: unknown): boolean =>
-  typeof value === 'number' &&
-  value >= 0 &&
-  (Number.isInteger(value) || value === Number.POSITIVE_INFINITY);
+  (Number.isInteger(value) && (value as number) >= 0) || value === Number.POSITIVE_INFINITY;

@@ -251,7 +251,7 @@ export function resolveClientOptions(options: ClientOptions): ClientConfig {
     DEFAULT_MAX_RETRIES;
   const wait = readEnvSetting('SECRETS_VAULT_WAIT', 'wait') ?? DEFAULT_WAIT_MS;
   const issues = [
-    ...timingIssues({ timeout, totalTimeout, maxRetries }),
+    ...timingIssues(timeout, totalTimeout, maxRetries),
     ...headerIssues(options.headers),
     ...budgetIssues(options.retryBudget),
   ];
@@ -312,16 +312,14 @@ export function resolveCallSettings(
   const timeout = options.timeout ?? config.timeout;
   const totalTimeout = options.totalTimeout ?? config.totalTimeout;
   const maxRetries = options.maxRetries ?? config.maxRetries;
-  issues.push(...timingIssues({ timeout, totalTimeout, maxRetries }));
-  if (wait !== undefined && wait !== 'default' && !isWait(wait)) {
+  issues.push(...timingIssues(timeout, totalTimeout, maxRetries));
+  let callWait = wait === undefined ? 0 : wait === 'default' ? config.wait : wait;
+  if (!isWait(callWait)) {
     issues.push({ path: ['wait'], message: WAIT_MESSAGE });
+    callWait = 0;
   }
-  const callWait =
-    wait === undefined || options.maxRetries !== undefined || (wait !== 'default' && !isWait(wait))
-      ? 0
-      : wait === 'default'
-        ? config.wait
-        : wait;
+  // A call's own retry count asks for the ordinary policy: no wait.
+  if (options.maxRetries !== undefined) callWait = 0;
   const signal = isAbortSignal(options.signal) ? options.signal : undefined;
   if (options.signal !== undefined && signal === undefined) {
     issues.push({ path: ['signal'], message: 'must be an AbortSignal' });
@@ -364,17 +362,17 @@ function withFixedHeaders(
 
 const isWait = isRetryCount;
 
-function timingIssues(values: {
-  timeout: unknown;
-  totalTimeout: unknown;
-  maxRetries: unknown;
-}): ValidationIssue[] {
+function timingIssues(
+  timeout: unknown,
+  totalTimeout: unknown,
+  maxRetries: unknown,
+): ValidationIssue[] {
   const issues: ValidationIssue[] = [];
-  if (!isDuration(values.timeout)) issues.push({ path: ['timeout'], message: DURATION_MESSAGE });
-  if (values.totalTimeout !== undefined && !isDuration(values.totalTimeout)) {
+  if (!isDuration(timeout)) issues.push({ path: ['timeout'], message: DURATION_MESSAGE });
+  if (totalTimeout !== undefined && !isDuration(totalTimeout)) {
     issues.push({ path: ['totalTimeout'], message: DURATION_MESSAGE });
   }
-  if (!isRetryCount(values.maxRetries)) {
+  if (!isRetryCount(maxRetries)) {
     issues.push({ path: ['maxRetries'], message: RETRIES_MESSAGE });
   }
   return issues;
@@ -432,10 +430,8 @@ function budgetIssues(budget: unknown): ValidationIssue[] {
   const issues: ValidationIssue[] = [];
   for (const name of ['capacity', 'retryCost', 'timeoutCost'] as const) {
     const value = (budget as RetryBudgetOptions)[name];
-    if (
-      value !== undefined &&
-      !(typeof value === 'number' && Number.isInteger(value) && value >= 0)
-    ) {
+    // Number.isInteger is false for anything but a number.
+    if (value !== undefined && !(Number.isInteger(value) && value >= 0)) {
       issues.push({
         path: ['retryBudget', name],
         message: 'must be a whole number of tokens, 0 or more',
@@ -467,7 +463,8 @@ function describeBaseUrl(value: unknown): string | undefined {
   if (url.username !== '' || url.password !== '') {
     return 'must not contain credentials (user:password@); give the token on its own';
   }
-  if (url.search !== '' || url.hash !== '' || value.includes('?') || value.includes('#')) {
+  // Any `?` or `#`, even that of an empty query or fragment, which the URL parser drops.
+  if (/[?#]/.test(value)) {
     return 'must not have a query or a fragment';
   }
   // Paths are joined under /v1 already: `…/v1` would ask for /v1/v1/vaults and get 404s.

@@ -4,11 +4,11 @@
  */
 import * as z from 'zod/mini';
 import type { APIPromise } from '../core/api-promise.js';
+import { SecretReferenceError } from '../core/errors.js';
 import { declareFastPath } from '../core/fast-accept.js';
 import type { RequestOptions } from '../core/options.js';
 import type { PagePromise } from '../core/pagination.js';
 import { buildLoaded, type LoadResult } from '../startup/load.js';
-import { resolveReferences } from '../startup/references.js';
 import type { StandardSchemaV1 } from '../startup/standard-schema.js';
 import { APIResource, ListParams } from './shared.js';
 
@@ -358,9 +358,14 @@ export class Secrets extends APIResource {
     options: StartupOptions = {},
   ): Promise<{ [Key in keyof Values]: Values[Key] }> {
     const { wait, ...requestOptions } = options;
-    return resolveReferences(record, (vaultId) =>
-      this.#values('secrets.resolveReferences', vaultId, requestOptions, wait ?? 'default'),
-    );
+    // Loaded on demand: a page that never resolves a reference never downloads the code.
+    return import('../startup/reference-lookup.js').then(async ({ lookUpReferences }) => {
+      const result = await lookUpReferences(record, (vaultId) =>
+        this.#values('secrets.resolveReferences', vaultId, requestOptions, wait ?? 'default'),
+      );
+      if ('problem' in result) throw new SecretReferenceError(result.reference, result.problem);
+      return result.resolved;
+    });
   }
 
   /**

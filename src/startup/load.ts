@@ -2,25 +2,13 @@
  * Turning the values of a vault into what a job starts with: a record keyed by secret name, or
  * the output of the caller's schema, printing as `[REDACTED]` either way.
  */
-import { SecretsSchemaError, type ValidationIssue } from '../core/errors.js';
+import { SecretsSchemaError } from '../core/errors.js';
 import { scrubServerText, sensitiveStrings } from '../core/redaction.js';
+import type { LoadedSecrets, NamedValue } from './loaded-record.js';
 import { redactWhenPrinted } from './redacted.js';
 import type { StandardSchemaV1 } from './standard-schema.js';
 
-/**
- * The secrets of a vault keyed by name, each its value (names mapped to string values): what
- * `load` gives without a schema.
- */
-export type LoadedSecrets = Record<string, Record<string, string>>;
-
-/**
- * @internal What loading reads of a secret: its name and its value. Declared here rather than
- * imported from the resource, which calls down into this file.
- */
-export interface NamedValue {
-  readonly name: string;
-  readonly value: Readonly<Record<string, string>>;
-}
+export type { LoadedSecrets, NamedValue } from './loaded-record.js';
 
 /** What `load` resolves to: the schema's output, or {@link LoadedSecrets} without one. */
 export type LoadResult<Schema extends StandardSchemaV1 | undefined> =
@@ -35,23 +23,10 @@ export async function buildLoaded(
   secrets: readonly NamedValue[],
   schema: StandardSchemaV1 | undefined,
 ): Promise<unknown> {
-  const counts = new Map<string, number>();
-  for (const { name } of secrets) counts.set(name, (counts.get(name) ?? 0) + 1);
-  const duplicates = [...counts].filter(([, count]) => count > 1);
-  if (duplicates.length > 0) {
-    // Checked before any schema runs: which of the two a record would keep is arbitrary.
-    throw new SecretsSchemaError(
-      duplicates.map(([name, count]) => ({
-        path: [name],
-        message: `is the name of ${count} live secrets; a record keyed by name cannot hold them`,
-      })),
-    );
-  }
-  // Object.fromEntries defines each key as data, so a secret named `__proto__` is just a key.
-  const record: LoadedSecrets = Object.fromEntries(
-    secrets.map((secret) => [secret.name, { ...secret.value }]),
-  );
-  return validateLoaded(record, schema);
+  // Checked before any schema runs: which of the two a record would keep is arbitrary.
+  const built = (await loadedRecord()).recordOf(secrets);
+  if ('issues' in built) throw new SecretsSchemaError(built.issues);
+  return validateLoaded(built.record, schema);
 }
 
 /**
@@ -67,41 +42,17 @@ export async function validateLoaded(
   schema: StandardSchemaV1 | undefined,
 ): Promise<unknown> {
   if (schema === undefined) return redactWhenPrinted(record);
-
+  const result = await (await loadedRecord()).runSchema(record, schema);
+  if ('value' in result) return redactWhenPrinted(result.value);
   // A validator may quote what it received ("received 'hunter2'"): every value is scrubbed.
-  const scrub = (text: string) =>
-    scrubServerText(
-      text,
-      sensitiveStrings(Object.values(record).flatMap((value) => Object.values(value))),
-    );
-  let result: StandardSchemaV1.Result<unknown>;
-  try {
-    result = await schema['~standard'].validate(record);
-  } catch (thrown) {
-    // A transform that throws ("cannot parse <value>"): only its message is kept, scrubbed, as
-    // an issue; the error itself (its stack, its cause) may hold the value, and is dropped.
-    let message = 'a value that cannot be printed';
-    try {
-      message = String(thrown instanceof Error ? thrown.message : thrown);
-    } catch {
-      // A thrown object whose toString throws: the placeholder says so.
-    }
-    throw new SecretsSchemaError([{ path: [], message: scrub(`the schema threw: ${message}`) }]);
-  }
-  if (result.issues !== undefined) {
-    throw new SecretsSchemaError(
-      result.issues.map(
-        (issue): ValidationIssue => ({
-          path: (issue.path ?? []).map(pathKey),
-          message: scrub(issue.message),
-        }),
-      ),
-    );
-  }
-  return redactWhenPrinted(result.value);
+  const secrets = sensitiveStrings(Object.values(record).flatMap((value) => Object.values(value)));
+  throw new SecretsSchemaError(
+    result.issues.map(({ path, message }) => ({
+      path,
+      message: scrubServerText(message, secrets),
+    })),
+  );
 }
 
-function pathKey(segment: PropertyKey | StandardSchemaV1.PathSegment): string | number {
-  const key = typeof segment === 'object' ? segment.key : segment;
-  return typeof key === 'symbol' ? String(key) : key;
-}
+// Loaded on demand: a page that never loads secrets never downloads the code.
+const loadedRecord = () => import('./loaded-record.js');
