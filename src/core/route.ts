@@ -174,7 +174,7 @@ const LONE_SURROGATE = /\p{Surrogate}/u;
 
 // Each route's template split once into its text and its ids' names (`['/vaults/', 'vaultId',
 // '']`): a fixed set, one entry per route.
-const templates = new Map<string, readonly string[]>();
+const templates = new Map<string, string[]>();
 
 function fillPath(
   template: string,
@@ -186,10 +186,9 @@ function fillPath(
     parts = template.split(/\{(\w+)\}/);
     templates.set(template, parts);
   }
-  let path = parts[0] as string;
-  for (let index = 1; index < parts.length; index += 2) {
-    const name = parts[index] as string;
-    path += encodeId(name, params?.[name], issues) + (parts[index + 1] as string);
+  let path = '';
+  for (const [index, part] of parts.entries()) {
+    path += index % 2 === 0 ? part : encodeId(part, params?.[part], issues);
   }
   return path;
 }

@@ -411,7 +411,7 @@ describe.skipIf(process.env.SECRETS_VAULT_TRANSPORT === 'fetch')('node:http send
       const original = http.request;
       // As instrumentation and test tools do: a header added to the options' object.
       http.request = function request(this: unknown, ...args: Parameters<typeof original>) {
-        const [options] = args as [{ headers: Record<string, string> }];
+        const [options] = args as unknown as [{ headers: Record<string, string> }];
         options.headers['x-wrapper'] = 'wrapped';
         return original.apply(this, args);
       } as typeof original;
