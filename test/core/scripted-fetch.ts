@@ -26,12 +26,26 @@ export function scripted(statuses: readonly number[], headers: Record<string, st
   };
 }
 
-/** Runs every timer until `promise` settles; resolves to its error, or undefined. */
+// Taken before any test fakes timers: a real turn of the event loop.
+const realSetImmediate = globalThis.setImmediate;
+
+/**
+ * Runs every timer until `promise` settles; resolves to its error, or undefined. Between runs it
+ * yields a real turn of the event loop: a call may first load a module on demand, and only then
+ * set the timers of its retries.
+ */
 export async function settle(promise: PromiseLike<unknown>): Promise<unknown> {
+  let settled = false;
   const outcome = Promise.resolve(promise).then(
     () => undefined,
     (error: unknown) => error,
   );
-  await vi.runAllTimersAsync();
+  void outcome.then(() => {
+    settled = true;
+  });
+  while (!settled) {
+    await vi.runAllTimersAsync();
+    if (!settled) await new Promise<void>((resolve) => realSetImmediate(resolve));
+  }
   return outcome;
 }
