@@ -88,11 +88,22 @@ const FORBIDDEN_TEXT: ReadonlyArray<[RegExp, string]> = [
   [/ECONNREFUSED|SECRETS_VAULT_TIMEOUT/, 'server-only code (the environment, system errors)'],
 ];
 
+/** An app's scripts as a web app's bundler splits them, with what esbuild says of them. */
+export interface BundledScripts {
+  readonly metafile: esbuild.Metafile;
+  /** The entry and every chunk it imports statically: what loads before the app's call. */
+  readonly initial: ReadonlySet<string>;
+  /** Every script written, loaded first or on demand. */
+  readonly scripts: readonly string[];
+  /** The bytes of one output file (paths as in the metafile). */
+  contents(path: string): Uint8Array;
+}
+
 /**
  * Bundles one app as a web app's bundler does: minified, split at dynamic imports (which
- * Vite, webpack, Rollup and Next.js all do), and measures what it loads before its call.
+ * Vite, webpack, Rollup and Next.js all do), from the built package.
  */
-export async function bundleApp(app: (typeof APPS)[number]): Promise<BundleResult> {
+export async function bundleScripts(app: (typeof APPS)[number]): Promise<BundledScripts> {
   const outdir = benchFile(`../node_modules/.cache/bundle-${app}`);
   const result = await esbuild.build({
     entryPoints: [benchFile(`./apps/${app}.ts`)],
@@ -120,7 +131,6 @@ export async function bundleApp(app: (typeof APPS)[number]): Promise<BundleResul
     (path) => outputs[path]?.entryPoint === `bench/apps/${app}.ts`,
   );
   if (entry === undefined) throw new Error(`esbuild wrote nothing for ${app}`);
-  // What loads before the call: the entry and every chunk it imports statically.
   const initial = new Set<string>();
   const pending = [entry];
   for (let path = pending.pop(); path !== undefined; path = pending.pop()) {
@@ -131,8 +141,18 @@ export async function bundleApp(app: (typeof APPS)[number]): Promise<BundleResul
         pending.push(imported.path);
     }
   }
-  const scripts = Object.keys(outputs).filter((path) => path.endsWith('.js'));
-  const contents = (path: string) => files.get(path)?.contents ?? new Uint8Array();
+  return {
+    metafile: result.metafile,
+    initial,
+    scripts: Object.keys(outputs).filter((path) => path.endsWith('.js')),
+    contents: (path) => files.get(path)?.contents ?? new Uint8Array(),
+  };
+}
+
+/** Bundles one app (see {@link bundleScripts}) and measures what it loads before its call. */
+export async function bundleApp(app: (typeof APPS)[number]): Promise<BundleResult> {
+  const { metafile, initial, scripts, contents } = await bundleScripts(app);
+  const outputs = metafile.outputs;
   const bytes = new Map<string, number>();
   for (const path of initial) {
     for (const [input, { bytesInOutput }] of Object.entries(outputs[path]?.inputs ?? {})) {
@@ -145,7 +165,7 @@ export async function bundleApp(app: (typeof APPS)[number]): Promise<BundleResul
     .sort((a, b) => b.bytes - a.bytes);
 
   const problems: string[] = [];
-  const allInputs = Object.keys(result.metafile.inputs);
+  const allInputs = Object.keys(metafile.inputs);
   for (const path of allInputs) {
     for (const [pattern, what] of FORBIDDEN_INPUTS) {
       if (pattern.test(path)) problems.push(`${what}: ${path}`);

@@ -6,8 +6,8 @@
  */
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import { build, type Metafile } from 'esbuild';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { bundleScripts } from '../bench/bundle.ts';
 import { ensureBuilt } from './cli/built.js';
 import { secret, TOKEN } from './helpers.js';
 import { rejectionOf } from './rejection.js';
@@ -22,42 +22,10 @@ const ON_DEMAND = ['live secrets have that name', 'a record keyed by name cannot
 beforeAll(ensureBuilt, 300_000);
 
 /** The scripts a page loads before its first call, and those it loads only on demand. */
-async function bundled(app: string): Promise<{ initial: string; onDemand: string }> {
-  const result = await build({
-    entryPoints: [`bench/apps/${app}.ts`],
-    absWorkingDir: root,
-    bundle: true,
-    write: false,
-    outdir: 'node_modules/.cache/browser-build-test',
-    splitting: true,
-    minify: true,
-    format: 'esm',
-    platform: 'browser',
-    target: 'es2022',
-    metafile: true,
-    logLevel: 'silent',
-    // Resolved as a bundler resolves the package from node_modules (its `browser` condition),
-    // never through the repository's tsconfig paths to src/.
-    tsconfigRaw: {},
-  });
-  const outputs: Metafile['outputs'] = result.metafile.outputs;
-  const text = new Map(
-    result.outputFiles.map((file) => [file.path.slice(root.length), file.text] as const),
-  );
-  const entry = Object.keys(outputs).find(
-    (path) => outputs[path]?.entryPoint === `bench/apps/${app}.ts`,
-  );
-  const initial = new Set<string>();
-  for (const pending = [entry]; pending.length > 0; ) {
-    const path = pending.pop();
-    if (path === undefined || initial.has(path)) continue;
-    initial.add(path);
-    for (const { kind, path: imported } of outputs[path]?.imports ?? []) {
-      if (kind === 'import-statement') pending.push(imported);
-    }
-  }
-  const join = (paths: string[]) => paths.map((path) => text.get(path) ?? '').join('\n');
-  const scripts = Object.keys(outputs).filter((path) => path.endsWith('.js'));
+async function bundled(app: 'one-call'): Promise<{ initial: string; onDemand: string }> {
+  const { initial, scripts, contents } = await bundleScripts(app);
+  const join = (paths: readonly string[]) =>
+    paths.map((path) => new TextDecoder().decode(contents(path))).join('\n');
   return {
     initial: join(scripts.filter((path) => initial.has(path))),
     onDemand: join(scripts.filter((path) => !initial.has(path))),
