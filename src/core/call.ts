@@ -153,7 +153,8 @@ export class Caller {
       url: scrub(call, request.url),
       resendCount: attempt - 1,
     });
-    let read: { head: HttpResponseHead; text: string } | undefined;
+    // What the sender read, set before ky resolves with its response.
+    const read: { head?: HttpResponseHead; text?: string } = {};
     // The attempt as sent: node:http sends these headers, not those of ky's Request.
     const sent = record
       ? { ...request, headers: { ...request.headers, ...record.headers } }
@@ -164,10 +165,7 @@ export class Caller {
       headers: sent.headers,
       timeout: Math.max(1, Math.min(settings.timeout, Math.ceil(left))),
       // ky hands its fetch the Request it built for the attempt.
-      fetch: (async (input: Request) => {
-        read = await this.#read(call, sent, input);
-        return read.head.response;
-      }) as typeof fetch,
+      fetch: ((input: Request) => this.#read(call, sent, input, read)) as typeof fetch,
     };
     if (request.body !== undefined) options.body = request.body;
     if (settings.signal) options.signal = settings.signal;
@@ -176,7 +174,7 @@ export class Caller {
     try {
       const response = await (record ? record.run(send) : send());
       // ky resolves only with what its fetch returned: `read` is set.
-      const { head, text } = read as unknown as { head: HttpResponseHead; text: string };
+      const { head, text } = read as { head: HttpResponseHead; text: string };
       outcome = { response, head, text };
       const { status } = response;
       note(call, status >= 400 ? 'warn' : 'info', `← ${status}`, attempt, {
@@ -202,19 +200,26 @@ export class Caller {
     call: CallState,
     sent: BuiltRequest,
     input: Request,
-  ): Promise<{ head: HttpResponseHead; text: string }> {
+    read: { head?: HttpResponseHead; text?: string },
+  ): Promise<Response> {
     const head = await this.#send(sent, input.signal, input);
     call.requestId = head.headers.get('x-request-id');
     const { status } = head;
     // A browser hides a redirect it was told not to follow behind an empty `opaqueredirect`, of
     // status 0: the interpretation makes it a RedirectError.
-    if (status === 0) return { head, text: '' };
+    if (status === 0) {
+      read.text = '';
+      read.head = head;
+      return head.response;
+    }
     if (status < 200 || status > 599) {
       head.discard();
       throw new UnusableResponse(head, `HTTP status ${status} is not one the service answers with`);
     }
     try {
-      return { head, text: utf8.decode(await head.read(MAX_RESPONSE_BYTES)) };
+      read.text = utf8.decode(await head.read(MAX_RESPONSE_BYTES));
+      read.head = head;
+      return head.response;
     } catch (error) {
       if (error instanceof UnusableBody) throw new UnusableResponse(head, error.message);
       throw error;
