@@ -156,8 +156,6 @@ export function buildRequest(config: ClientConfig, spec: AnyRoute, cursor?: stri
   };
 }
 
-// A lone surrogate cannot be percent-encoded (encodeURIComponent throws URIError) and
-// URLSearchParams silently turns it into U+FFFD, so the server would see another id or cursor.
 // The settings of a call without options, worked out once per client: they are the client's.
 const defaults = new WeakMap<ClientConfig, CallSettings>();
 
@@ -170,6 +168,8 @@ function defaultSettings(config: ClientConfig): CallSettings {
   return settings;
 }
 
+// A lone surrogate cannot be percent-encoded (encodeURIComponent throws URIError) and
+// URLSearchParams silently turns it into U+FFFD, so the server would see another id or cursor.
 const LONE_SURROGATE = /\p{Surrogate}/u;
 
 // Each route's template split once into its text and its ids' names (`['/vaults/', 'vaultId',
