@@ -244,6 +244,17 @@ function inTerminal(shell: string): ChildProcess {
   return terminal;
 }
 
+/** Sends `signal` to each of `pids` still running: one that has exited is no failure. */
+function killAll(pids: readonly number[], signal: NodeJS.Signals): void {
+  for (const pid of pids) {
+    try {
+      process.kill(pid, signal);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
+    }
+  }
+}
+
 /** Resolves once every process of `pids` is in a state that `accepts`. */
 async function until(pids: readonly number[], accepts: (state: string) => boolean) {
   for (let tries = 0; !pids.every((pid) => accepts(state(pid))); tries += 1) {
@@ -270,7 +281,7 @@ describe.skipIf(platform() !== 'linux' || !hasScript)('signals with a terminal',
     terminal.stdin?.write('\u0003');
     await sleep(SETTLE_MS);
     expect(recorded()).toEqual({ command: ['SIGINT'], child: ['SIGINT'] });
-    for (const pid of pids) process.kill(pid, 'SIGTERM');
+    killAll(pids, 'SIGTERM');
     await outcome;
   });
 
@@ -292,7 +303,8 @@ describe.skipIf(platform() !== 'linux' || !hasScript)('signals with a terminal',
       );
       await sleep(SETTLE_MS);
       expect(recorded()).toEqual({ command: [signal], child: [signal] });
-      for (const pid of pids) process.kill(pid, 'SIGKILL');
+      // After SIGTERM the recorders exit by themselves, possibly already.
+      killAll(pids, 'SIGKILL');
       await outcome;
     },
   );
@@ -303,7 +315,7 @@ describe.skipIf(platform() !== 'linux' || !hasScript)('signals with a terminal',
     const { pids } = await ready(terminal);
     terminal.stdin?.write('typed at the terminal\r');
     await untilOutput(terminal.stdout, 'read typed at the terminal');
-    for (const pid of pids) process.kill(pid, 'SIGKILL');
+    killAll(pids, 'SIGKILL');
     await outcome;
   });
 
@@ -327,7 +339,7 @@ describe.skipIf(platform() !== 'linux' || !hasScript)('signals with a terminal',
       terminal.stdin?.write('\u0003');
       await sleep(SETTLE_MS);
       expect(recorded()).toEqual({ command: ['SIGINT'], child: ['SIGINT'] });
-      for (const pid of all) process.kill(pid, 'SIGKILL');
+      killAll(all, 'SIGKILL');
       terminal.stdin?.write('exit\r');
       await outcome;
     },
