@@ -19,6 +19,12 @@ export interface CallState {
   attempts: number;
   /** `X-Request-Id` of the latest response. */
   requestId: string | null;
+  /**
+   * What the latest retried attempt failed with (`attempt 4 failed with ECONNREFUSED`): a call
+   * that then runs out of time says so, since the attempt the deadline cut tells nothing of why
+   * the service was unavailable.
+   */
+  retried?: string;
   /** The strings to scrub from what a server says, worked out when first needed. */
   secrets?: readonly string[] | undefined;
 }

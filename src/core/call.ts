@@ -118,10 +118,9 @@ export class Caller {
       }
       const delay = retries.next(error, request, call.attempts);
       if (delay === undefined) throw fail(call, operation, error, outcome);
-      note(call, 'warn', 'retrying', call.attempts + 1, {
-        reason: errorTypeOf(error),
-        cause: causeOf('thrown' in outcome ? outcome.thrown : error),
-      });
+      const cause = causeOf('thrown' in outcome ? outcome.thrown : error);
+      call.retried = `attempt ${call.attempts} failed with ${cause}`;
+      note(call, 'warn', 'retrying', call.attempts + 1, { reason: errorTypeOf(error), cause });
       const waited = await sleep(delay, settings.signal, deadline);
       if (waited !== 'slept') {
         const ended = interpretFailure(call, waited, startedAt);

@@ -174,5 +174,5 @@ function describeTimeout(call: CallState, startedAt: number): string {
       : waitEnded
         ? `attempt ${attempt} had no answer when the wait (${wait} ms) ended`
         : `the call took longer than totalTimeout (${totalTimeout} ms)`;
-  return `Request timed out: ${what}`;
+  return `Request timed out: ${what}${call.retried ? `; ${call.retried}` : ''}`;
 }

@@ -133,6 +133,42 @@ describe('startup wait', () => {
     expect(endedAt).toBe(2_000);
   });
 
+  it('names what the attempt before failed with when the wait cuts the last one', async () => {
+    // Refused, then accepted and never answered: on a loaded machine the last attempt of a dead
+    // service can be the one the wait cuts, and the refusals must not vanish from the error.
+    const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:8443'), {
+      code: 'ECONNREFUSED',
+      address: '127.0.0.1',
+      port: 8443,
+    });
+    let calls = 0;
+    const fetch = (_input: RequestInfo | URL, init?: RequestInit) => {
+      calls += 1;
+      if (calls < 3) return Promise.reject(new TypeError('fetch failed', { cause: refused }));
+      return new Promise<Response>((_resolve, reject) => {
+        init?.signal?.addEventListener('abort', () => reject(init.signal?.reason));
+      });
+    };
+    const error = await settle(clientOf(fetch).secrets.load('vlt_1', { wait: 5_000 }));
+    expect(error).toBeInstanceOf(APITimeoutError);
+    expect((error as Error).message).toBe(
+      'Request timed out: attempt 3 had no answer when the wait (5000 ms) ended; attempt 2 failed with ECONNREFUSED',
+    );
+  });
+
+  it('names the last failed attempt when totalTimeout ends the call', async () => {
+    const service = scripted([503]);
+    const error = await settle(
+      clientOf(service.fetch).secrets.load('vlt_1', { wait: 60_000, totalTimeout: 3_000 }),
+    );
+    expect(error).toBeInstanceOf(APITimeoutError);
+    expect((error as Error).message).toMatch(
+      new RegExp(
+        `^Request timed out: the call took longer than totalTimeout \\(3000 ms\\); attempt ${service.times.length} failed with 503$`,
+      ),
+    );
+  });
+
   it('keeps a totalTimeout shorter than the wait as the deadline that ends the call', async () => {
     const service = outage(Number.POSITIVE_INFINITY);
     const error = await settle(
