@@ -26,6 +26,7 @@ import {
 import { deadlineOf, now, type RetryBudget, startRetries } from './retry.js';
 import { type AnyRoute, type BuiltRequest, buildRequest } from './route.js';
 import type { AttemptRecord, OperationRecord, Telemetry } from './telemetry.js';
+import { afterMs } from './timer.js';
 import { MAX_RESPONSE_BYTES } from './transport/body.js';
 import { chooseSender } from './transport/choose.js';
 import type { HttpResponseHead, HttpSend } from './transport/sender.js';
@@ -83,8 +84,7 @@ export class Caller {
       secrets: route.sensitive?.length ? undefined : this.#tokenSecrets,
     };
     const startedAt = now();
-    const limit = deadlineOf(settings, settings.totalTimeout);
-    const deadline = limit === undefined ? Number.POSITIVE_INFINITY : startedAt + limit;
+    const deadline = startedAt + deadlineOf(settings, settings.totalTimeout);
     const retries = startRetries(settings, this.#budget, startedAt);
     const operation = this.#telemetry?.startOperation({
       name: route.operation,
@@ -116,7 +116,10 @@ export class Caller {
         const done = { data: undefined, response, requestId: null, replayed: false };
         return details ? { ...done, details: detailsOf(call) } : done;
       }
-      const delay = retries.next(error, request, call.attempts);
+      // A caller's signal that has fired ends the call, even as a timeout: no retry can run.
+      const delay = settings.signal?.aborted
+        ? undefined
+        : retries.next(error, request, call.attempts);
       if (delay === undefined) throw fail(call, operation, error, outcome);
       const cause = causeOf('thrown' in outcome ? outcome.thrown : error);
       call.retried = `attempt ${call.attempts} failed with ${cause}`;
@@ -265,24 +268,23 @@ function endAttempt(record: AttemptRecord | undefined, outcome: AttemptOutcome):
 
 /**
  * Waits `ms`, unless `signal` aborts first or `deadline` (a {@link now} instant) comes first:
- * resolves to what ended the wait.
+ * resolves to what ended the wait. The loop asks only with a signal that has not fired (one
+ * that fires from then on ends the wait; one a logger fired in between, the next attempt).
  */
 function sleep(
   ms: number,
   signal: AbortSignal | undefined,
   deadline: number,
 ): Promise<'slept' | 'aborted' | 'deadline'> {
-  if (signal?.aborted) return Promise.resolve('aborted');
   const until = Math.min(ms, deadline - now());
-  const ending = until < ms ? 'deadline' : 'slept';
   return new Promise((resolve) => {
     const done = (how: 'slept' | 'aborted' | 'deadline') => {
-      clearTimeout(timer);
+      cancel();
       signal?.removeEventListener('abort', onAbort);
       resolve(how);
     };
     const onAbort = () => done('aborted');
-    const timer = setTimeout(() => done(ending), Math.max(0, until));
+    const cancel = afterMs(until, () => done(until < ms ? 'deadline' : 'slept'));
     signal?.addEventListener('abort', onAbort, { once: true });
   });
 }

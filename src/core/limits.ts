@@ -19,4 +19,4 @@ export const isDuration = (value: unknown): boolean =>
 
 /** @internal Whether `value` is a valid `maxRetries` (or `wait`): 0 or more, or `Infinity`. */
 export const isRetryCount = (value: unknown): boolean =>
-  (Number.isInteger(value) && (value as number) >= 0) || value === Number.POSITIVE_INFINITY;
+  (Number.isInteger(value) && (value as number) >= 0) || value === Infinity;

@@ -243,7 +243,7 @@ export class PagePromise<T> extends APIPromise<Page<T>> implements AsyncIterable
     const { max } = options;
     if (
       max !== undefined &&
-      max !== Number.POSITIVE_INFINITY &&
+      max !== Infinity &&
       !(Number.isSafeInteger(max) && max > 0)
     ) {
       // The first page is already on its way; its outcome no longer matters to anyone.

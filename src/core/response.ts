@@ -101,8 +101,13 @@ export function interpretFailure(
   const details = detailsOf(call);
   const { request } = call;
   if (thrown instanceof SecretsVaultError) return thrown;
-  if (request.settings.signal?.aborted || thrown === 'aborted') {
-    return new APIUserAbortError(undefined, details);
+  const { signal } = request.settings;
+  if (signal?.aborted || thrown === 'aborted') {
+    // `AbortSignal.timeout()` (its reason a `TimeoutError`, as fetch reports it): the caller set
+    // a time limit and it ran out, which is a timeout, not a cancellation.
+    return (signal?.reason as Error | undefined)?.name === 'TimeoutError'
+      ? new APITimeoutError(undefined, details)
+      : new APIUserAbortError(undefined, details);
   }
   if (thrown === 'deadline' || isTimeoutError(thrown)) {
     return new APITimeoutError(describeTimeout(call, startedAt), details);
@@ -141,8 +146,8 @@ export function interpretFailure(
 export function causeOf(error: unknown): string {
   if (error instanceof SecretsVaultError && 'status' in error) return String(error.status);
   if (error instanceof UnusableResponse) return String(error.head.status);
-  if (error === 'deadline' || error === 'aborted')
-    return error === 'deadline' ? 'TimeoutError' : 'AbortError';
+  if (error === 'deadline') return 'TimeoutError';
+  if (error === 'aborted') return 'AbortError';
   const system = findSystemError(error);
   if (system !== undefined) return system.code;
   let innermost = error;

@@ -107,18 +107,12 @@ export interface RetryPolicy {
 /**
  * @internal The milliseconds a call may take in all, from its start: `totalTimeout`, and for a
  * startup call the end of its `wait` as well, so that an attempt still in flight then is cut and
- * the call ends at the deadline. `undefined` when nothing bounds the call.
+ * the call ends at the deadline. `Infinity` when nothing bounds the call; any length is held
+ * (timer.ts), past what one timer can.
  */
-export function deadlineOf(
-  policy: RetryPolicy,
-  totalTimeout: number | undefined,
-): number | undefined {
-  // Past 2^31 - 1 ms (24.8 days) no timer can hold the deadline: such a wait is unbounded.
-  if (policy.wait <= 0 || policy.wait > MAX_TIMER_MS) return totalTimeout;
-  return totalTimeout === undefined ? policy.wait : Math.min(totalTimeout, policy.wait);
+export function deadlineOf(policy: RetryPolicy, totalTimeout = Infinity): number {
+  return policy.wait > 0 ? Math.min(totalTimeout, policy.wait) : totalTimeout;
 }
-
-const MAX_TIMER_MS = 2_147_483_647;
 
 /** @internal The retries of one call, asked after each failed attempt. */
 export interface Retries {

@@ -3,6 +3,7 @@
  * faults, authentication, query and body checks, idempotency, the route's own handler, the audit
  * log, and the envelope with its headers.
  */
+import { afterMs } from '../core/timer.js';
 import type { ActiveFault, MockFault, MockFaults } from './faults.js';
 import type { MockStore, OrgRole, PrincipalRecord } from './store.js';
 import { ORG_ROLES } from './store.js';
@@ -126,7 +127,7 @@ export async function runRoute(
   // so the builds that take only this module's errors (`/mock/node`) import nothing unused.
   if (find('network-error')) return Response.error();
   const delay = find('delay');
-  if (delay) await new Promise((resolve) => setTimeout(resolve, delay.ms));
+  if (delay) await new Promise<void>((resolve) => afterMs(delay.ms, () => resolve()));
   const statusFault = find('status');
   if (statusFault) {
     const { status, retryAfter, errorCode } = statusFault;
