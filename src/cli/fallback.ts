@@ -17,7 +17,7 @@ import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { MAX_RESPONSE_BYTES } from '../core/transport/body.js';
 import { CommandError } from './errors.js';
-import { writeFileAtomically } from './files.js';
+import { whyNotARegularFile, writeFileAtomically } from './files.js';
 
 /** @internal A snapshot that cannot be used, or written; `exitCode` is what the command exits with. */
 export class FallbackError extends CommandError {
@@ -95,13 +95,39 @@ export function readFallbackKey(text: string | undefined): Buffer {
 }
 
 /**
+ * @internal Refuses `file` as the place of a snapshot unless nothing is there yet or a regular
+ * file is (a link to one included, replaced as a link). A snapshot is read back later, and
+ * replaced whole: a FIFO, a device or `/dev/stdout` can be neither, and writing an encrypted
+ * snapshot into a pipe serves no reader, so it is refused rather than written into or replaced.
+ * Called before the vault is loaded, so that a mistaken path costs no request, and again by
+ * {@link writeSnapshot}.
+ * @throws {FallbackError} (exit 1) naming the file and what is there
+ */
+export function checkSnapshotPath(file: string): void {
+  let problem: string | undefined;
+  try {
+    problem = whyNotARegularFile(file);
+  } catch (error) {
+    throw new FallbackError(`cannot write the snapshot ${file}: ${codeOf(error)}`, 1);
+  }
+  if (problem !== undefined) {
+    throw new FallbackError(
+      `the snapshot ${file} is not written: it ${problem}, and a snapshot is only ever a regular file`,
+      1,
+    );
+  }
+}
+
+/**
  * @internal Writes `snapshot`, loaded from the service at `origin`, to `file`: encrypted, bound to
  * `origin`, atomically and with mode 0600 (see {@link writeFileAtomically}): a reader sees the old
- * snapshot or the new one, never half of one, and never a file others can read.
- * @throws {FallbackError} when the file cannot be written, or would be larger than a snapshot is
- *   read
+ * snapshot or the new one, never half of one, and never a file others can read. Only a regular
+ * file is replaced (see {@link checkSnapshotPath}).
+ * @throws {FallbackError} when the file cannot be written, is not a regular file, or would be
+ *   larger than a snapshot is read
  */
 export function writeSnapshot(file: string, key: Buffer, origin: string, snapshot: Snapshot): void {
+  checkSnapshotPath(file);
   const nonce = randomBytes(NONCE_BYTES);
   const cipher = createCipheriv('aes-256-gcm', key, nonce);
   cipher.setAAD(boundData(origin));

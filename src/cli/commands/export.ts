@@ -8,7 +8,12 @@ import { newClient } from '../client.js';
 import type { Command, Flag } from '../command.js';
 import { EnvFormatError, formatDotenv, formatShell } from '../dotenv.js';
 import { CommandError, usageError } from '../errors.js';
-import { FALLBACK_KEY_VARIABLE, readFallbackKey, writeSnapshot } from '../fallback.js';
+import {
+  checkSnapshotPath,
+  FALLBACK_KEY_VARIABLE,
+  readFallbackKey,
+  writeSnapshot,
+} from '../fallback.js';
 import { writeOutput } from '../files.js';
 import { FORMAT, PREFIX, VAULT, WAIT, WAIT_HELP } from '../flags.js';
 import { loadForRun, variablesOf } from '../load.js';
@@ -74,6 +79,8 @@ required, and --prefix belongs to run.
         );
       }
       const key = readFallbackKey(process.env[FALLBACK_KEY_VARIABLE]);
+      // Before the load: a path a snapshot cannot be written to costs no request.
+      checkSnapshotPath(output);
       const client = newClient();
       // The client has checked the base URL: the snapshot is bound to the service it names.
       const origin = new URL(readEnv('SECRETS_VAULT_BASE_URL') ?? '').origin;
@@ -96,7 +103,7 @@ required, and --prefix belongs to run.
       if (error instanceof EnvFormatError) throw new CommandError(error.message, 1);
       throw error;
     }
-    writeOutput(output, text);
+    await writeOutput(output, text);
     return 0;
   },
 };

@@ -72,7 +72,7 @@ text of at most 1 MiB.
     const text = template.replace(PLACEHOLDER, (_placeholder, reference: string) =>
       String(values.get(reference)),
     );
-    writeOutput(output, text);
+    await writeOutput(output, text);
     return 0;
   },
 };
