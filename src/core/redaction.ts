@@ -26,6 +26,100 @@ export function sensitiveStrings(values: Iterable<string>): string[] {
   return [...found].sort((a, b) => b.length - a.length);
 }
 
+/**
+ * How a JSON encoder writes a string between its quotes, where encoders differ: which characters,
+ * beyond the ones JSON requires it to escape, it writes as `\uXXXX` (by UTF-16 code unit, so a
+ * character beyond U+FFFF becomes a surrogate pair), whether it writes `/` as `\/`, and in which
+ * case it writes hex digits. Every encoder writes `"`, `\`, backspace, form feed, newline, carriage
+ * return and tab as `\"`, `\\`, `\b`, `\f`, `\n`, `\r`, `\t` (unless `\u` takes `"`), other
+ * controls and lone surrogates as `\u00XX` and `\udXXX`.
+ */
+interface JsonEncoder {
+  readonly asUnicode?: RegExp;
+  readonly slash?: boolean;
+  readonly upperCaseHex?: boolean;
+}
+
+/**
+ * The JSON encoders whose output {@link printedForms} knows, one per way of writing: a bounded
+ * list, so that a value has a bounded number of printed forms.
+ */
+const JSON_ENCODERS: readonly JsonEncoder[] = [
+  // JavaScript's JSON.stringify (pino, winston, bunyan), Jackson, serde_json, Ruby, and Python
+  // with ensure_ascii=False.
+  {},
+  // Python's json.dumps (ensure_ascii, its default): every character beyond ASCII.
+  { asUnicode: /[^\0-\x7f]/ },
+  // PHP's json_encode: Python's, and `/` as `\/`.
+  { asUnicode: /[^\0-\x7f]/, slash: true },
+  // Go's encoding/json: HTML's `<`, `>`, `&`, and the line and paragraph separators.
+  { asUnicode: /[<>&\u2028\u2029]/ },
+  // Gson (html-safe, its default): Go's, and `=` and `'`; base64 lines end in `=`.
+  { asUnicode: /[<>&='\u2028\u2029]/ },
+  // .NET's System.Text.Json (its default encoder): everything beyond printable ASCII, and the
+  // characters HTML or JavaScript give a meaning (`"` included), in capitals: `\u002B` for `+`.
+  { asUnicode: /[^\x20-\x7e]|[<>&'"+`]/, upperCaseHex: true },
+];
+
+const SHORT_JSON_ESCAPES: Readonly<Record<string, string>> = {
+  '\\': '\\\\',
+  '\b': '\\b',
+  '\f': '\\f',
+  '\n': '\\n',
+  '\r': '\\r',
+  '\t': '\\t',
+};
+
+/** `text` as `encoder` writes it between a JSON string's quotes. */
+function jsonEscaped(text: string, encoder: JsonEncoder): string {
+  const unicode = (unit: string) => {
+    const hex = unit.charCodeAt(0).toString(16).padStart(4, '0');
+    return `\\u${encoder.upperCaseHex ? hex.toUpperCase() : hex}`;
+  };
+  // A surrogate pair is one character; a surrogate alone is a code unit no encoder writes raw.
+  return text.replace(/[\ud800-\udbff][\udc00-\udfff]|[\s\S]/g, (char) => {
+    if (char.length === 2) {
+      return encoder.asUnicode?.test(char) ? `${unicode(char)}${unicode(char.slice(1))}` : char;
+    }
+    const short = SHORT_JSON_ESCAPES[char];
+    if (short !== undefined) return short;
+    if (encoder.asUnicode?.test(char)) return unicode(char);
+    if (char === '"') return '\\"';
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: the controls JSON requires escaped.
+    if (/[\0-\x1f\ud800-\udfff]/.test(char)) return unicode(char);
+    return char === '/' && encoder.slash ? '\\/' : char;
+  });
+}
+
+/**
+ * Every way a program may print the given secret values, for masking its output (`run --mask`):
+ * what {@link sensitiveStrings} finds (each value and each of its lines, a lone surrogate also as
+ * U+FFFD), with a multi-line value's lines also ended by CRLF, each as it is and as each JSON
+ * encoder of a bounded list writes it between quotes (a JSON logger prints a PEM key on one
+ * line, its newlines as `\n`). At most 7 forms of each of these texts, so the list grows with
+ * the values, never faster. A text shorter than 4 characters once trimmed is left out, counting
+ * characters as code points (an emoji is one): masking it would garble ordinary output.
+ *
+ * Forms are listed rather than escapes undone (as {@link scrubServerText} does): output is a
+ * stream, masked as it passes, and every byte outside a value must reach the reader unchanged.
+ */
+export function printedForms(values: Iterable<string>): string[] {
+  const texts: string[] = [];
+  for (const value of values) {
+    texts.push(value);
+    // Written on Windows, or through a pseudo-terminal (`docker run -t`), a newline comes out as CRLF.
+    const withCrlf = value.replace(/\r?\n/g, '\r\n');
+    if (withCrlf !== value) texts.push(withCrlf);
+  }
+  const forms = new Set<string>();
+  for (const text of sensitiveStrings(texts)) {
+    if ([...text.trim()].length < MIN_REDACTED_LENGTH) continue;
+    forms.add(text);
+    for (const encoder of JSON_ENCODERS) forms.add(jsonEscaped(text, encoder));
+  }
+  return [...forms];
+}
+
 const JSON_ESCAPES: Readonly<Record<string, string>> = {
   b: '\b',
   f: '\f',

@@ -9,6 +9,7 @@ import { buffer } from 'node:stream/consumers';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createMasker, Masker, type MaskerOptions } from '../../src/cli/mask.js';
+import { printedForms } from '../../src/core/redaction.js';
 
 const REDACTED = Buffer.from('<redacted>');
 
@@ -24,15 +25,18 @@ function feed(values: string[], chunks: (string | Uint8Array)[], options: Masker
 
 const text = (chunks: Buffer[]) => chunks.map((chunk) => chunk.toString());
 
+/** What a masker of `values` looks for: each printed form, as bytes, longest first. */
+const formsOf = (values: string[]) =>
+  printedForms(values)
+    .map((form) => Buffer.from(form))
+    .sort((a, b) => b.length - a.length);
+
 /**
- * The masking done the obvious way, on the whole text at once: at each byte, the longest value
- * of 4 code points or more that starts there.
+ * The masking done the obvious way, on the whole text at once: at each byte, the longest printed
+ * form of a value that starts there.
  */
 function maskedAtOnce(values: string[], input: Buffer): Buffer {
-  const masked = values
-    .filter((value) => [...value].length >= 4)
-    .map((value) => Buffer.from(value))
-    .sort((a, b) => b.length - a.length);
+  const masked = formsOf(values);
   const parts: Buffer[] = [];
   let position = 0;
   while (position < input.length) {
@@ -111,9 +115,9 @@ describe('run --mask output', () => {
       fc.property(scenario, ({ values, input, chunks }) => {
         const { output } = feed(values, chunks);
         expect(output.equals(maskedAtOnce(values, input))).toBe(true);
-        const masked = values.filter((value) => [...value].length >= 4);
+        const forms = formsOf(values);
         for (const piece of betweenMarks(output)) {
-          for (const value of masked) expect(piece.includes(Buffer.from(value))).toBe(false);
+          for (const form of forms) expect(piece.includes(form)).toBe(false);
         }
       }),
       { numRuns: 2000 },
@@ -187,7 +191,7 @@ describe('run --mask output', () => {
     expect(written).toBeGreaterThanOrEqual(31 * 64 * 1024);
   });
 
-  it('masks a value that holds newlines whole, and lets the lines through when it does not follow', () => {
+  it('masks a value that holds newlines whole, and each of its lines where the rest does not follow', () => {
     const key = '-----BEGIN KEY-----\nMIIEvQIB\n-----END KEY-----';
     const masked = feed(
       [key],
@@ -196,7 +200,7 @@ describe('run --mask output', () => {
     expect(text(masked.writes)).toEqual(['key:\n', '', '<redacted>\n']);
 
     const other = feed([key], ['-----BEGIN KEY-----\n', 'other\n']);
-    expect(text(other.writes)).toEqual(['', '-----BEGIN KEY-----\nother\n']);
+    expect(text(other.writes)).toEqual(['', '<redacted>\nother\n']);
   });
 
   it('masks the longest value at each position, so a value that contains another goes whole', () => {
@@ -233,5 +237,169 @@ describe('run --mask output', () => {
   it('refuses a line limit that is not a positive whole number', () => {
     expect(() => new Masker(['hunter2'], { maxLineBytes: 0 })).toThrow(RangeError);
     expect(() => createMasker(['hunter2'], { maxLineBytes: 1.5 })).toThrow(/^maxLineBytes/);
+  });
+});
+
+/** A key as a vault holds it: base64 lines (with `/`, `+` and `=`) between armour lines. */
+const PEM = [
+  '-----BEGIN PRIVATE KEY-----',
+  'MIIBVQIBADANBgkqhkiG9w0BAQEFAASCAT8wggE7AgEAAkEAq7BFUpkGp3+XQmVb',
+  'q/3kR+Yz9L0gPjvCq2cTLQIDAQABAkEAoz1m/cwzvXf9R0ZQH7Ryy7Kc3m6+lM==',
+  '-----END PRIVATE KEY-----',
+].join('\n');
+
+/** `input` cut into writes of `size` bytes. */
+function cutEvery(input: string, size: number): Buffer[] {
+  const bytes = Buffer.from(input);
+  const chunks: Buffer[] = [];
+  for (let offset = 0; offset < bytes.length; offset += size) {
+    chunks.push(bytes.subarray(offset, offset + size));
+  }
+  return chunks;
+}
+
+describe('run --mask output, as programs print a value', () => {
+  it('masks a key that a JSON logger prints on one line, its newlines escaped (pino)', () => {
+    const entry = { level: 30, time: 1_700_000_000_000, msg: 'loaded the key', key: PEM };
+    const { output } = feed([PEM], cutEvery(`${JSON.stringify(entry)}\n`, 50));
+    expect(JSON.parse(output.toString())).toEqual({ ...entry, key: '<redacted>' });
+  });
+
+  it('masks each line of a key printed line by line behind a prefix', () => {
+    const input = PEM.split('\n')
+      .map((line) => `[app] ${line}\n`)
+      .join('');
+    expect(feed([PEM], cutEvery(input, 7)).output.toString()).toBe('[app] <redacted>\n'.repeat(4));
+  });
+
+  it('masks a key written with CRLF line ends, as it is and through JSON', () => {
+    const crlf = PEM.replaceAll('\n', '\r\n');
+    const input = `${crlf}\r\n${JSON.stringify({ key: crlf })}\r\n`;
+    expect(feed([PEM], cutEvery(input, 13)).output.toString()).toBe(
+      '<redacted>\r\n{"key":"<redacted>"}\r\n',
+    );
+  });
+
+  it('masks a value holding quotes and backslashes as JSON writes it', () => {
+    const password = 'pa"ss\\wo\trd';
+    const input = `${JSON.stringify({ password })}\n${JSON.stringify([password, 'x'])}\n`;
+    expect(feed([password], cutEvery(input, 5)).output.toString()).toBe(
+      '{"password":"<redacted>"}\n["<redacted>","x"]\n',
+    );
+  });
+
+  it("masks a value as other languages' JSON encoders escape it", () => {
+    const value = 'café<&>/x+y=';
+    const written = [
+      'caf\\u00e9<&>/x+y=', // Python's json.dumps
+      'caf\\u00e9<&>\\/x+y=', // PHP's json_encode
+      'café\\u003c\\u0026\\u003e/x+y=', // Go's encoding/json
+      'café\\u003c\\u0026\\u003e/x+y\\u003d', // Gson
+      'caf\\u00E9\\u003C\\u0026\\u003E/x\\u002By=', // .NET's System.Text.Json
+    ];
+    const input = written.map((form) => `{"value":"${form}"}\n`).join('');
+    expect(feed([value], cutEvery(input, 3)).output.toString()).toBe(
+      '{"value":"<redacted>"}\n'.repeat(written.length),
+    );
+  });
+
+  it('masks a key as PHP, Gson and .NET write its slashes, pluses and padding', () => {
+    const json = JSON.stringify(PEM).slice(1, -1);
+    const input = [
+      json.replaceAll('/', '\\/'),
+      json.replaceAll('=', '\\u003d'),
+      json.replaceAll('+', '\\u002B'),
+    ].join('\n');
+    expect(feed([PEM], [input]).output.toString()).toBe('<redacted>\n<redacted>\n<redacted>');
+  });
+
+  it('never lets through a value that a JSON logger printed, nor one of its lines, however the writes cut them', () => {
+    const character = fc.constantFrom(
+      'a',
+      'b',
+      '"',
+      '\\',
+      '\n',
+      '\r',
+      '/',
+      '<',
+      '+',
+      'é',
+      '🔐',
+      ' ',
+    );
+    fc.assert(
+      fc.property(
+        fc.array(character, { minLength: 4, maxLength: 12 }).map((parts) => parts.join('')),
+        fc.array(fc.nat(), { maxLength: 8 }),
+        (value, cuts) => {
+          const lines = value.split(/\r\n|\r|\n/);
+          const input = Buffer.from(
+            [
+              JSON.stringify({ level: 30, msg: value }),
+              ...lines.map((line) => `[app] ${line}`),
+            ].join('\n'),
+          );
+          const offsets = [0, ...cuts.map((cut) => cut % (input.length + 1)).sort((a, b) => a - b)];
+          const { output } = feed(
+            [value],
+            offsets.map((offset, index) => input.subarray(offset, offsets[index + 1])),
+          );
+          const long = (text: string) => [...text.trim()].length >= 4;
+          const secret = [
+            ...(long(value) ? [value, JSON.stringify(value).slice(1, -1)] : []),
+            ...lines.filter(long),
+          ];
+          for (const piece of betweenMarks(output)) {
+            for (const text of secret) expect(piece.includes(Buffer.from(text))).toBe(false);
+          }
+        },
+      ),
+      { numRuns: 1000 },
+    );
+  });
+});
+
+describe('run --mask output, at any length', () => {
+  const CHUNK = 64 * 1024;
+
+  /** The steps a masker of `values` takes on `bytes` of `a`, written 64 KiB at a time. */
+  function stepsFor(values: string[], bytes: number): number {
+    const masker = new Masker(values);
+    for (let written = 0; written < bytes; written += CHUNK) {
+      masker.write(Buffer.alloc(CHUNK, 'a'));
+    }
+    masker.end();
+    return masker.steps;
+  }
+
+  it('takes a few steps a byte, however long a value that the output keeps almost matching', () => {
+    // The shape that made a byte cost as many steps as the value is long: `aaaa…ab` against `a`s.
+    for (const length of [1024, 16 * 1024, 60 * 1024]) {
+      const steps = stepsFor([`${'a'.repeat(length - 1)}b`], 1024 * 1024);
+      expect(steps).toBeLessThanOrEqual(4 * 1024 * 1024);
+    }
+  });
+
+  it('takes a few steps a byte however many values nest in one another', () => {
+    const values = Array.from({ length: 200 }, (_, index) => 'a'.repeat(index + 4));
+    expect(stepsFor([...values, `${'a'.repeat(300)}b`], 1024 * 1024)).toBeLessThanOrEqual(
+      4 * 1024 * 1024,
+    );
+  });
+
+  it('takes twice the steps for twice the output', () => {
+    const values = [`${'a'.repeat(8 * 1024 - 1)}b`, 'aaaa'];
+    const once = stepsFor(values, 1024 * 1024);
+    const twice = stepsFor(values, 2 * 1024 * 1024);
+    expect(twice / once).toBeGreaterThan(1.9);
+    expect(twice / once).toBeLessThan(2.1);
+  });
+
+  it('masks a value that ends a long run of the character it repeats', () => {
+    const value = `${'a'.repeat(4095)}b`;
+    const run = 'a'.repeat(100_000);
+    const { output } = feed([value], cutEvery(`${run}${value}${run}\n`, 4096));
+    expect(output.toString()).toBe(`${run}<redacted>${run}\n`);
   });
 });

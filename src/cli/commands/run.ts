@@ -17,9 +17,10 @@ import {
 import { constants } from 'node:os';
 import type { Readable, Writable } from 'node:stream';
 import { parseEnv } from 'node:util';
-import { parseDuration, readEnv } from '../../core/env.js';
+import { parseDuration, readEnv, readEnvToken } from '../../core/env.js';
 import { escapeControlCharacters } from '../../core/redaction.js';
 import { isOutage } from '../../core/retry.js';
+import { afterMs } from '../../core/timer.js';
 import { ChildEnvError, childEnvironment } from '../child-env.js';
 import { newClient } from '../client.js';
 import type { Command, CommandContext, Flag } from '../command.js';
@@ -470,6 +471,13 @@ async function run(context: CommandContext, options: RunOptions): Promise<number
   // Every value the command may print, from the vaults or through a reference; never the job's
   // own variables. Values of earlier loads stay: a restarted command may still print them.
   const masked = options.mask ? new Set<string>() : undefined;
+  if (masked !== undefined && options.keepToken) {
+    // With --keep-token the command holds the job's token, which it may print as it may a value:
+    // the one the client read (from the variable or the file), and the one the command was given.
+    for (const token of [readEnvToken()?.token, env.SECRETS_VAULT_TOKEN]) {
+      if (token !== undefined) masked.add(token);
+    }
+  }
   const addMasked = (from: Snapshot) => {
     for (const value of Object.values(variablesOf(from, ''))) masked?.add(value);
     for (const value of Object.values(from.references)) masked?.add(value);
@@ -596,6 +604,13 @@ const OUTPUT_AFTER_EXIT_MS = 1_000;
  * Passes `output` (the command's stdout or stderr) to `to` with every value of `masked`
  * redacted, and resolves once it has all been written out: at its end, or a while after
  * `exited` when a process the command left behind keeps it open.
+ *
+ * When `to` fails or closes (`run --mask … | head -1`: the reader has gone), we stop as a writer
+ * in a pipeline stops: we stop reading `output` and close our end of it, so the command's next
+ * write fails as it would writing to the reader itself (SIGPIPE; or, for a command that handles
+ * it, EPIPE, or ECONNRESET when our end still held unread output: its output is a socket), and
+ * `run` exits with the code the command then exits with (141 for SIGPIPE, as a shell reports it).
+ * Reading on for nobody would keep a command that never ends (`yes`) running forever.
  */
 function passMasked(
   output: Readable,
@@ -603,20 +618,42 @@ function passMasked(
   masked: ReadonlySet<string>,
   exited: Promise<unknown>,
 ): Promise<void> {
+  // An error nobody hears ends the process with a stack trace, and a write's EPIPE can come after
+  // we are done here: one listener per stream, for good, whatever the restarts.
+  if (!to.listeners('error').includes(ignoreWriteError)) to.on('error', ignoreWriteError);
   const masker = createMasker(masked);
-  output.pipe(masker).pipe(to, { end: false });
   return new Promise<void>((resolve) => {
-    masker.once('end', resolve);
+    let settled = false;
+    let timer: NodeJS.Timeout | undefined;
+    const settle = () => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      to.off('error', readerGone).off('close', readerGone);
+      resolve();
+    };
+    const readerGone = () => {
+      output.unpipe(masker);
+      output.destroy();
+      masker.destroy();
+      settle();
+    };
+    masker.once('end', settle);
+    to.once('error', readerGone).once('close', readerGone);
+    output.pipe(masker).pipe(to, { end: false });
     exited.then(() => {
-      const timer = setTimeout(() => {
+      if (settled) return;
+      timer = setTimeout(() => {
         output.unpipe(masker);
         output.destroy();
         masker.end();
       }, OUTPUT_AFTER_EXIT_MS);
-      masker.once('end', () => clearTimeout(timer));
     });
   });
 }
+
+/** What a write error on our stdout or stderr gets: {@link passMasked} stops on it. */
+function ignoreWriteError(): void {}
 
 /**
  * Starts `command` (no shell: arguments reach it as given, and nothing is expanded or injected)
@@ -630,13 +667,22 @@ function startChild(
   env: Environment,
   masked: ReadonlySet<string> | undefined,
 ): { child: ChildProcess | undefined; exited: Promise<number> } {
+  // Found as --exec finds it: on the job's own PATH (the search `spawn` makes would use the
+  // command's, which --allow-var PATH lets a vault set), never relative to the current folder.
+  const found = findProgram(command, process.env.PATH);
+  if (typeof found === 'string') {
+    cannotRun(command, found);
+    return { child: undefined, exited: Promise.resolve(found === 'ENOENT' ? 127 : 126) };
+  }
   let child: ChildProcess;
   try {
     // A session of its own, terminal or not: a signal sent to our group or from the terminal's
     // keys reaches only us, and we pass it on once, as we do one sent to us alone. In a group we
     // shared, a signal to the group would reach it from the sender and from us (twice), and one
     // to us alone only if we passed it on, which we cannot tell apart.
-    child = spawn(command, args, {
+    const [file, argv] = found.direct ? [found.file, args] : ['/bin/sh', [found.file, ...args]];
+    child = spawn(file, argv, {
+      argv0: found.direct ? command : '/bin/sh',
       stdio: masked === undefined ? 'inherit' : ['inherit', 'pipe', 'pipe'],
       env,
       detached: true,
@@ -773,14 +819,10 @@ async function runWatching(
       index = Math.max(index, Math.floor((now - origin) / interval));
       const due = origin + (index + Math.random()) * interval;
       index += 1;
-      const cancel = () => clearTimeout(timer);
-      const timer = setTimeout(
-        () => {
-          watching.signal.removeEventListener('abort', cancel);
-          resolve();
-        },
-        Math.max(0, due - now),
-      );
+      const cancel = afterMs(due - now, () => {
+        watching.signal.removeEventListener('abort', cancel);
+        resolve();
+      });
       watching.signal.addEventListener('abort', cancel, { once: true });
     });
   /** Resolves to the next changed environment the job accepts; never once cancelled. */
@@ -849,12 +891,12 @@ async function stopGroup(
   signalGroup('SIGTERM');
   // A command stopped by Ctrl-Z would only act on SIGTERM once continued.
   signalGroup('SIGCONT');
-  let killTimer: ReturnType<typeof setTimeout> | undefined;
+  let cancelKill: (() => void) | undefined;
   const killed = new Promise<void>((resolve) => {
-    killTimer = setTimeout(() => {
+    cancelKill = afterMs(grace, () => {
       signalGroup('SIGKILL');
       resolve();
-    }, grace);
+    });
   });
   try {
     const code = await exited;
@@ -868,7 +910,7 @@ async function stopGroup(
     }
     return { code };
   } finally {
-    clearTimeout(killTimer);
+    cancelKill?.();
   }
 }
 
@@ -918,8 +960,12 @@ function become(command: string, args: readonly string[], env: Record<string, st
 
 /**
  * Where `command` is, as `execvp` looks (a name with a `/` as it is, else the first executable
- * regular file of a PATH entry, an empty entry being the current folder), or the error code the
- * system would give: ENOENT when there is none, EACCES when the only ones are not executable.
+ * regular file of a PATH entry), or why it cannot run: the error code the system would give
+ * (ENOENT when there is none, EACCES when the only ones are not executable), or a refusal when
+ * the first one is in an entry relative to the current folder (an empty entry, `.`, `bin`).
+ * `execvp` would run `./ls` from wherever the job happens to start, a file anyone who can write
+ * there planted; like Go's `exec.LookPath` (what `doppler run` and `op run` use), we refuse it,
+ * and a user who means it can say `./ls`.
  */
 function findProgram(
   command: string,
@@ -930,7 +976,11 @@ function findProgram(
   let failure = 'ENOENT';
   for (const folder of (path ?? '/usr/bin:/bin').split(':')) {
     const found = checkProgram(`${folder === '' ? '.' : folder}/${command}`, 0);
-    if (typeof found !== 'string') return found;
+    if (typeof found !== 'string') {
+      if (folder.startsWith('/')) return found;
+      const entry = folder === '' ? 'an empty PATH entry' : `the PATH entry ${folder}`;
+      return `found through ${escapeControlCharacters(entry)}, relative to the current folder, which is refused (give its path, such as ./${escapeControlCharacters(command)}, to run it from there)`;
+    }
     if (found !== 'ENOENT') failure = found;
   }
   return failure;
