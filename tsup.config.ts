@@ -1,6 +1,7 @@
 import { defineConfig, type Options } from 'tsup';
 import packageJson from './package.json' with { type: 'json' };
 import { browserModules } from './scripts/browser-modules.ts';
+import { CLI_LAUNCHER } from './scripts/cli-launcher.ts';
 
 /** The namespaces that have a sub-path of their own (`@secrets-vault/sdk/vaults`, …). */
 const NAMESPACES = ['vaults', 'secrets', 'teams', 'org', 'audit'] as const;
@@ -100,16 +101,19 @@ export default defineConfig([
     noExternal: ['ky', 'zod'],
   },
   {
-    // The `secrets-vault` command: Node only, one ESM file with its shebang.
+    // The `secrets-vault` command: Node only, one ESM file that starts as a shell script, so
+    // that Node never reads the command's own `--env-file` (scripts/cli-launcher.ts says why).
     entry: { cli: 'src/cli/bin.ts' },
     format: ['esm'],
     splitting: false,
     sourcemap: false,
-    treeshake: true,
+    // esbuild's tree-shaking alone: Rollup's would drop the launcher's second line (to it, a
+    // string that does nothing), and the file would start Node through `sh` no more.
+    treeshake: false,
     target: 'node22',
     platform: 'node',
     removeNodeProtocol: false,
-    banner: { js: '#!/usr/bin/env node' },
+    banner: { js: CLI_LAUNCHER },
     // Inlined as in the Node build above: a command starts once per run.
     noExternal: ['ky', 'zod'],
   },

@@ -86,7 +86,7 @@ const FORBIDDEN_TEXT: ReadonlyArray<[RegExp, string]> = [
   [/["'`]node:[a-z_/]+["'`]/, 'an import of a node: module'],
   [/createVaultMock|serveVaultMock/, 'the mock (createVaultMock / serveVaultMock)'],
   [/\bmsw\b|setupServer|setupWorker/, 'msw'],
-  [/secrets-vault run|#!\/usr\/bin\/env node/, 'the CLI'],
+  [/secrets-vault run|exec node -- "\$0"/, 'the CLI'],
   [/ECONNREFUSED|SECRETS_VAULT_TIMEOUT/, 'server-only code (the environment, system errors)'],
 ];
 

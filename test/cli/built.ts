@@ -1,7 +1,7 @@
 /**
  * The package as `npm run build` makes it, for the tests that run the built command (`dist/`):
- * built once per test run however many files ask at once, and again when a source file is
- * newer than the build, so that a test never runs yesterday's command.
+ * built once per test run however many files ask at once, and again when a source file or the
+ * build's configuration is newer than the build, so that a test never runs yesterday's command.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, rmdirSync, statSync } from 'node:fs';
@@ -27,10 +27,19 @@ function newest(folder: string): number {
   return latest;
 }
 
+// What a build is made from: the sources, and how they are built (the command's launcher lines
+// are in scripts/).
+const INPUT_FOLDERS = [resolve('src'), resolve('scripts')];
+const INPUT_FILES = [resolve('tsup.config.ts'), resolve('package.json')];
+
 function upToDate(): boolean {
   if (!OUTPUTS.every((file) => existsSync(file))) return false;
   const built = Math.min(...OUTPUTS.map((file) => statSync(file).mtimeMs));
-  return newest(resolve('src')) <= built;
+  const inputs = [
+    ...INPUT_FOLDERS.map(newest),
+    ...INPUT_FILES.map((file) => statSync(file).mtimeMs),
+  ];
+  return Math.max(...inputs) <= built;
 }
 
 /** Builds the package unless its build is up to date, one test file at a time. */

@@ -28,8 +28,7 @@ function flagsAndTakers(): Map<Flag, string[]> {
 }
 
 /** The arguments that give `flag` once, with a value when it takes one. */
-// A value that names a file: Node.js itself checks the file of an `--env-file` it sees, even
-// after a script's name (nodejs/node#54232), before secrets-vault can refuse the flag.
+// Any value does (the flag is refused before it is used); a file's name, for `--env-file`.
 const given = (flag: Flag) => [`--${flag.name}`, ...(flag.type === 'string' ? ['/dev/null'] : [])];
 
 describe('main', () => {

@@ -1,18 +1,21 @@
 /**
  * The `secrets-vault` command as a user runs it: built the way the package builds it (one
- * self-contained ESM file), started as a real child process, against the mock served over HTTP
- * on loopback. Each suite that calls {@link useCommand} gets its own build, mock and server.
+ * self-contained ESM file that starts as a shell script), started as a real child process the
+ * way a shell starts it, against the mock served over HTTP on loopback. Each suite that calls
+ * {@link useCommand} gets its own build, mock and server.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { type ChildProcess, type SpawnOptions, spawn } from 'node:child_process';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { delimiter, dirname, join } from 'node:path';
 import { build } from 'esbuild';
 import { afterAll, beforeAll } from 'vitest';
+import { CLI_LAUNCHER } from '../../scripts/cli-launcher.js';
 import { SecretsVault } from '../../src/index.js';
 import { createVaultMock, type VaultMock } from '../../src/mock/index.js';
 import { type ServedVaultMock, serveVaultMock } from '../../src/mock/node.js';
+import { BUILT_CLI, ensureBuilt } from './built.js';
 
 /** How a run of the command ended. */
 export interface Result {
@@ -28,7 +31,7 @@ export interface CommandContext {
   readonly served: ServedVaultMock;
   /** A scratch folder, removed after the suite. */
   readonly directory: string;
-  /** The built command, a script for `node` to run. */
+  /** The built command: an executable file, as the package's `bin` is (see {@link launch}). */
   readonly cli: string;
   /** A loopback port nothing listens on: connections to it are refused. */
   readonly closedPort: number;
@@ -38,36 +41,58 @@ export interface CommandContext {
   run(args: readonly string[], env?: Record<string, string | undefined>): Promise<Result>;
 }
 
+/** Which build of the command a suite runs. */
+export interface CommandOptions {
+  /**
+   * Run the package's own build, `dist/cli.js` as `npm run build` makes it (built first when
+   * out of date), rather than a bundle of the sources made for the suite: for the tests of what
+   * the package ships, such as how the file starts Node.
+   * @default false
+   */
+  readonly built?: boolean;
+}
+
 /** Builds the command and serves a fresh mock for the suite that calls it. */
-export function useCommand(): CommandContext {
+export function useCommand(options: CommandOptions = {}): CommandContext {
   const mock = createVaultMock();
   let served: ServedVaultMock | undefined;
   let directory = '';
   let cli = '';
   let closedPort = 0;
 
-  beforeAll(async () => {
-    directory = mkdtempSync(join(tmpdir(), 'secrets-vault-cli-'));
-    cli = join(directory, 'cli.mjs');
-    // The command as tsup builds it, but self-contained, so the test needs no prior build.
-    await build({
-      entryPoints: ['src/cli/bin.ts'],
-      bundle: true,
-      platform: 'node',
-      format: 'esm',
-      target: 'node22',
-      outfile: cli,
-      banner: {
-        js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
-      },
-      logLevel: 'silent',
-    });
-    served = await serveVaultMock(mock);
-    const probe = createServer();
-    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-    closedPort = (probe.address() as AddressInfo).port;
-    await new Promise((resolve) => probe.close(resolve));
-  }, 30_000);
+  beforeAll(
+    async () => {
+      directory = mkdtempSync(join(tmpdir(), 'secrets-vault-cli-'));
+      if (options.built) {
+        await ensureBuilt();
+        cli = BUILT_CLI;
+      } else {
+        cli = join(directory, 'cli.mjs');
+        // The command as tsup builds it, launcher lines included, but self-contained, so the
+        // test needs no prior build.
+        await build({
+          entryPoints: ['src/cli/bin.ts'],
+          bundle: true,
+          platform: 'node',
+          format: 'esm',
+          target: 'node22',
+          outfile: cli,
+          banner: {
+            js: `${CLI_LAUNCHER}\nimport { createRequire } from 'node:module'; const require = createRequire(import.meta.url);`,
+          },
+          logLevel: 'silent',
+        });
+        chmodSync(cli, 0o755);
+      }
+      served = await serveVaultMock(mock);
+      const probe = createServer();
+      await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+      closedPort = (probe.address() as AddressInfo).port;
+      await new Promise((resolve) => probe.close(resolve));
+    },
+    // A build of the package takes minutes on a busy machine; the suite's own bundle, seconds.
+    options.built ? 300_000 : 30_000,
+  );
   afterAll(async () => {
     await served?.close();
     rmSync(directory, { recursive: true, force: true });
@@ -80,7 +105,7 @@ export function useCommand(): CommandContext {
       SECRETS_VAULT_TOKEN: mock.principals.adminKey.token,
       ...env,
     };
-    return spawn(process.execPath, [cli, ...args], {
+    return launch(cli, args, {
       env: Object.fromEntries(
         Object.entries(environment).filter(([, value]) => value !== undefined),
       ),
@@ -105,6 +130,30 @@ export function useCommand(): CommandContext {
     start,
     run: (args, env) => finished(start(args, env)),
   };
+}
+
+/**
+ * Starts the command file `cli` as a shell or npm's bin link does: the file itself, whose first
+ * lines start Node with a `--` before the file's name. Never `node <cli>`, which lets Node read
+ * an `--env-file` meant for the command. The Node running the tests comes first on `PATH` (the
+ * one the launcher finds), so that the command never runs on an older system Node.
+ */
+export function launch(
+  cli: string,
+  args: readonly string[],
+  options: SpawnOptions & { readonly env: NodeJS.ProcessEnv },
+): ChildProcess {
+  return spawn(cli, args, {
+    ...options,
+    env: { ...options.env, PATH: withNode(options.env.PATH) },
+  });
+}
+
+/** `path` with the directory of the Node running the tests first. */
+export function withNode(path: string | undefined): string {
+  const node = dirname(process.execPath);
+  if (path === undefined || path === '') return node;
+  return path.startsWith(`${node}${delimiter}`) ? path : `${node}${delimiter}${path}`;
 }
 
 /** Collects a child's output until it closes. */

@@ -4,12 +4,11 @@
  * verbatim and once, written atomically with mode 0600 or to stdout; an unknown reference fails
  * naming it, and writes nothing.
  */
-import { spawn } from 'node:child_process';
 import { chmodSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { SecretsVault } from '../../src/index.js';
-import { finished, useCommand } from './harness.js';
+import { finished, launch, useCommand } from './harness.js';
 
 const command = useCommand();
 const { mock } = command;
@@ -192,7 +191,7 @@ describe('inject', () => {
   });
 
   it('reads the template from stdin with -i -', async () => {
-    const child = spawn(process.execPath, [command.cli, 'inject', '-i', '-'], {
+    const child = launch(command.cli, ['inject', '-i', '-'], {
       env: {
         PATH: process.env.PATH,
         SECRETS_VAULT_BASE_URL: command.served.url,
@@ -200,7 +199,7 @@ describe('inject', () => {
       },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
-    child.stdin.end(`key={{ vault://${payments}/stripe/api_key }}\n`);
+    child.stdin?.end(`key={{ vault://${payments}/stripe/api_key }}\n`);
     expect(await finished(child)).toEqual({ code: 0, stdout: 'key=sk_live_1\n', stderr: '' });
   });
 

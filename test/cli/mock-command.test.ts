@@ -11,7 +11,7 @@ import { join, resolve } from 'node:path';
 import { parseEnv } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt } from './built.js';
-import { finished, nodeRunning, type Result } from './harness.js';
+import { finished, launch, nodeRunning, type Result } from './harness.js';
 
 const CLI = resolve('dist/cli.js');
 const SEED = {
@@ -50,9 +50,9 @@ afterAll(() => {
   if (directory !== '') rmSync(directory, { recursive: true, force: true });
 });
 
-/** Starts `secrets-vault <args>` (the script `cli`, by default the built one) with only PATH. */
+/** Starts `secrets-vault <args>` (the file `cli`, by default the built one) with only PATH. */
 function start(args: readonly string[], env: Record<string, string> = {}, cli = CLI): ChildProcess {
-  const child = spawn(process.execPath, [cli, ...args], {
+  const child = launch(cli, args, {
     env: { PATH: process.env.PATH, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -9,7 +9,6 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import {
-  chmodSync,
   copyFileSync,
   existsSync,
   mkdirSync,
@@ -17,6 +16,7 @@ import {
   readFileSync,
   rmSync,
   statSync,
+  symlinkSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -71,13 +71,12 @@ beforeAll(async () => {
   // `npm ci && npm test` on a fresh clone has no dist yet: build it, as `npm run check` does.
   await ensureBuilt();
   directory = mkdtempSync(join(tmpdir(), 'secrets-vault-journey-'));
-  // The command under the name a user types, on PATH: the package's bin, run by this Node
-  // (the system's may be older than the package supports).
+  // The command under the name a user types, on PATH: a link to the package's bin, as npm
+  // makes it, started by the file's own first lines with this Node, first on PATH (the
+  // system's may be older than the package supports).
   const bin = join(directory, 'bin');
   mkdirSync(bin);
-  const shim = join(bin, 'secrets-vault');
-  writeFileSync(shim, `#!/bin/sh\nexec "${process.execPath}" "${CLI}" "$@"\n`);
-  chmodSync(shim, 0o755);
+  symlinkSync(CLI, join(bin, 'secrets-vault'));
   const work = join(directory, 'work');
   mkdirSync(work);
   writeFileSync(join(work, 'seed.json'), JSON.stringify(SEED));

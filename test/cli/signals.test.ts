@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { SecretsVault } from '../../src/index.js';
-import { finished, nodeRunning, untilOutput, useCommand } from './harness.js';
+import { finished, launch, nodeRunning, untilOutput, useCommand, withNode } from './harness.js';
 
 const command = useCommand();
 const { mock } = command;
@@ -133,7 +133,7 @@ async function ready(child: ChildProcess): Promise<Ready> {
  * CI runner starts a step: the test can signal the whole group.
  */
 function startAsGroup(args: readonly string[]): ChildProcess {
-  const child = spawn(process.execPath, [command.cli, ...args], {
+  const child = launch(command.cli, args, {
     env: {
       PATH: process.env.PATH,
       SECRETS_VAULT_BASE_URL: command.served.url,
@@ -231,7 +231,7 @@ function shellLine(parts: readonly string[]): string {
 function inTerminal(shell: string): ChildProcess {
   const terminal = spawn('script', ['-qfec', shell, '/dev/null'], {
     env: {
-      PATH: process.env.PATH,
+      PATH: withNode(process.env.PATH),
       SHELL: '/bin/sh',
       HOME: command.directory,
       SECRETS_VAULT_BASE_URL: command.served.url,
@@ -265,7 +265,7 @@ async function until(pids: readonly number[], accepts: (state: string) => boolea
 
 // util-linux `script` gives the command a pseudo-terminal; without it there is no terminal to test.
 describe.skipIf(platform() !== 'linux' || !hasScript)('signals with a terminal', () => {
-  const runLine = () => shellLine([process.execPath, command.cli, ...recording()]);
+  const runLine = () => shellLine([command.cli, ...recording()]);
   // `exec`: the terminal's foreground group is secrets-vault's alone, with no shell in it whose
   // end would hang the terminal up (a SIGHUP of its own).
   const execLine = () => `exec ${runLine()}`;
