@@ -121,10 +121,14 @@ export class Caller {
         ? undefined
         : retries.next(error, request, call.attempts);
       if (delay === undefined) throw fail(call, operation, error, outcome);
-      const cause = causeOf('thrown' in outcome ? outcome.thrown : error);
-      call.retried = `attempt ${call.attempts} failed with ${cause}`;
-      note(call, 'warn', 'retrying', call.attempts + 1, { reason: errorTypeOf(error), cause });
+      if (!retries.last) {
+        const cause = causeOf('thrown' in outcome ? outcome.thrown : error);
+        call.retried = `attempt ${call.attempts} failed with ${cause}`;
+        note(call, 'warn', 'retrying', call.attempts + 1, { reason: errorTypeOf(error), cause });
+      }
       const waited = await sleep(delay, settings.signal, deadline);
+      // The rest of a startup wait, that a Retry-After past its deadline left no retry in, is over.
+      if (retries.last && waited !== 'aborted') throw fail(call, operation, error, outcome);
       if (waited !== 'slept') {
         const ended = interpretFailure(call, waited, startedAt);
         throw fail(call, operation, ended, { thrown: waited });

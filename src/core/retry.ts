@@ -17,6 +17,9 @@ import {
 import { isBlockedByBrowser } from './transport/network-failure.js';
 
 const BACKOFF_BASE_MS = 500;
+// The first spread after a throttling answer (a 429, or a Retry-After): a service shedding load
+// needs longer than a dropped connection does, and a fleet's retries more room to spread in.
+const THROTTLE_BASE_MS = 1_000;
 const BACKOFF_CAP_MS = 8_000;
 
 // The last attempt of a startup wait starts at least this long before the deadline, so that it is
@@ -121,6 +124,12 @@ export interface Retries {
    * `attempts` of `request`; undefined when the call ends with it.
    */
   next(error: SecretsVaultError, request: RetriedRequest, attempts: number): number | undefined;
+  /**
+   * Set by {@link Retries.next} when the wait it gave is not before a retry but the rest of a
+   * startup wait, which a `Retry-After` reaching past its deadline leaves no retry in: once it is
+   * over, the call ends with that answer.
+   */
+  last?: boolean;
   /** The call succeeded: what its retries took from the budget goes back. */
   succeeded(): void;
 }
@@ -144,7 +153,8 @@ export function startRetries(
 ): Retries {
   // Tokens this call's retries have taken so far.
   let spent = 0;
-  // Answers with a `Retry-After` so far in this call: each widens the next spread.
+  // Throttling answers (a 429, or a `Retry-After`) so far in this call: each widens the next one's
+  // spread.
   let throttled = 0;
   // Whether the startup wait's last retry, drawn within the deadline's last half second, was taken.
   let lastRetryTaken = false;
@@ -153,9 +163,23 @@ export function startRetries(
       if (!isRetryable(error, request)) return undefined;
       const retryAfter =
         error instanceof APIError ? parseRetryAfter(error.headers.get('retry-after')) : null;
-      const retryAfterMs = retryAfter === null ? null : retryAfter * 1000;
-      if (retryAfterMs !== null) throttled += 1;
-      let delay = retryDelay(attempts, retryAfterMs, throttled);
+      // The wait: the Retry-After (a floor, never a rendezvous: 0 without one) plus a draw of full
+      // jitter (AWS "full jitter": random between 0 and min(cap, base × 2^(n−1))), capped at 8 s.
+      // After a connection failure, a timeout or a plain 5xx, n is this retry's number and the
+      // base 0.5 s. After a throttling answer (a 429, or any with a Retry-After), n counts such
+      // answers in the call and the base is 1 s or the Retry-After, whichever is longer: a fleet
+      // told to come back in a second comes back spread over the following seconds, further
+      // apart the more often it is told.
+      const floor = (retryAfter ?? 0) * 1000;
+      let delay =
+        floor +
+        Math.random() *
+          Math.min(
+            BACKOFF_CAP_MS,
+            retryAfter !== null || (error as APIError).status === 429
+              ? Math.max(THROTTLE_BASE_MS, floor) * 2 ** throttled++
+              : BACKOFF_BASE_MS * 2 ** (attempts - 1),
+          );
       const afterTimeout = error instanceof APITimeoutError;
       if (policy.wait > 0) {
         // Startup mode: the deadline, not a count, ends the retries, and the call ends at it
@@ -165,8 +189,13 @@ export function startRetries(
         // job whose service stays down thus fails about when its wait is over, not up to 8 s
         // early.
         const left = startedAt + policy.wait - now();
-        const floor = retryAfterMs ?? 0;
-        if (lastRetryTaken || left - floor <= LAST_ATTEMPT_MARGIN_MS) return undefined;
+        if (lastRetryTaken || left <= LAST_ATTEMPT_MARGIN_MS) return undefined;
+        // Told to come back after the deadline: no retry fits, but ending now would have the job
+        // (and its supervisor's restart) ask again at once. The job waits out its deadline.
+        if (left - floor <= LAST_ATTEMPT_MARGIN_MS) {
+          this.last = true;
+          return left;
+        }
         if (delay >= left - LAST_ATTEMPT_MARGIN_MS) {
           const spread = Math.min(left - LAST_ATTEMPT_MARGIN_MS - floor, BACKOFF_BASE_MS);
           delay = left - LAST_ATTEMPT_MARGIN_MS - Math.random() * spread;
@@ -179,7 +208,7 @@ export function startRetries(
       }
       if (attempts > policy.maxRetries) return undefined;
       // Waiting longer than a minute would hold a caller hostage: fail now and let it decide.
-      if (retryAfterMs !== null && retryAfterMs > MAX_RETRY_AFTER_MS) return undefined;
+      if (floor > MAX_RETRY_AFTER_MS) return undefined;
       if (budget !== undefined) {
         const cost = budget.tryAcquire(afterTimeout);
         if (cost === undefined) return undefined;
@@ -191,25 +220,6 @@ export function startRetries(
       budget?.onSuccess(spent);
     },
   };
-}
-
-/**
- * The wait before retry number `retryCount` (1 for the first): exponential backoff from 0.5 s
- * doubling to 8 s with full jitter (AWS "full jitter": random between 0 and min(cap, base ×
- * 2^n)). After an answer with `Retry-After`, that many milliseconds are a floor, never a
- * rendezvous: a random spread is added on top, at least the Retry-After itself (or 0.5 s) and
- * doubling with each such answer of the call up to 8 s, so a fleet told to come back in a
- * second comes back spread over the following seconds, further apart the more often it is told.
- */
-function retryDelay(retryCount: number, retryAfterMs: number | null, throttled: number): number {
-  if (retryAfterMs === null) {
-    return Math.random() * Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** (retryCount - 1));
-  }
-  const spread = Math.min(
-    BACKOFF_CAP_MS,
-    Math.max(BACKOFF_BASE_MS, retryAfterMs) * 2 ** Math.max(0, throttled - 1),
-  );
-  return retryAfterMs + Math.random() * spread;
 }
 
 /** Whether a call may be retried after `error`: what cannot create twice, after an outage. */

@@ -65,6 +65,49 @@ describe('backoff', () => {
     expect(server.gaps()).toEqual([2_000, 3_000, 5_000, 9_000, 9_000]);
   });
 
+  it('grows the wait after throttling from 1 s, and after a connection failure or a plain 5xx from 0.5 s', async () => {
+    vi.spyOn(Math, 'random').mockReturnValue(1);
+    // A 429 without Retry-After, and a 503 with Retry-After: 0: throttling, from 1 s.
+    const throttled = scripted([429]);
+    await settle(clientOf(throttled.fetch, 3).vaults.get('vlt_1'));
+    expect(throttled.gaps()).toEqual([1_000, 2_000, 4_000]);
+    const soon = scripted([503], { 'Retry-After': '0' });
+    await settle(clientOf(soon.fetch, 2).vaults.get('vlt_1'));
+    expect(soon.gaps()).toEqual([1_000, 2_000]);
+
+    // A plain 503, and refused connections: from 0.5 s.
+    const plain = scripted([503]);
+    await settle(clientOf(plain.fetch, 3).vaults.get('vlt_1'));
+    expect(plain.gaps()).toEqual([500, 1_000, 2_000]);
+    const times: number[] = [];
+    const refused: typeof fetch = async () => {
+      times.push(Date.now());
+      throw new TypeError('fetch failed');
+    };
+    await settle(clientOf(refused, 3).vaults.get('vlt_1'));
+    expect(times.slice(1).map((time, index) => time - (times[index] ?? 0))).toEqual([
+      500, 1_000, 2_000,
+    ]);
+  });
+
+  it('keeps a connection failure after a 429 on the 0.5 s base of its own retry count', async () => {
+    vi.spyOn(Math, 'random').mockReturnValue(1);
+    let calls = 0;
+    const times: number[] = [];
+    const mixed: typeof fetch = async () => {
+      times.push(Date.now());
+      calls += 1;
+      if (calls === 2) throw new TypeError('fetch failed');
+      return new Response(
+        JSON.stringify({ statusCode: 429, errorCode: 'rate_limited', message: 'slow', data: null }),
+        { status: 429, headers: { 'Content-Type': 'application/json' } },
+      );
+    };
+    await settle(clientOf(mixed, 2).vaults.get('vlt_1'));
+    // After the 429: 1 s; after the refused attempt (the call's second retry): 0.5 s × 2.
+    expect(times.slice(1).map((time, index) => time - (times[index] ?? 0))).toEqual([1_000, 1_000]);
+  });
+
   it('brings a fleet told to come back in 1 s back over the following second, not at once', async () => {
     // Real jitter draws: 200 clients, each answered 429 Retry-After: 1 once, then served.
     const servers = Array.from({ length: 200 }, () => scripted([429, 200], { 'Retry-After': '1' }));

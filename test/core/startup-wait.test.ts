@@ -7,6 +7,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   APIConnectionError,
   APITimeoutError,
+  APIUserAbortError,
   AuthenticationError,
   BadRequestError,
   createSecretCache,
@@ -239,11 +240,43 @@ describe('startup wait', () => {
     expect(service.times.length).toBeGreaterThan(2);
   });
 
-  it('fails at once when Retry-After asks for longer than the wait has left', async () => {
-    const service = scripted([429], { 'Retry-After': '30' });
-    const error = await settle(clientOf(service.fetch).secrets.load('vlt_1', { wait: 10_000 }));
-    expect(error).toBeInstanceOf(RateLimitError);
+  it('waits out its deadline, then fails with the answer, when Retry-After reaches past it', async () => {
+    // Ending at once would have the job (and its supervisor's restart) ask again at once.
+    for (const [retryAfter, status] of [
+      ['30', 429],
+      ['100', 503],
+    ] as const) {
+      const service = scripted([status], { 'Retry-After': retryAfter });
+      const started = Date.now();
+      const error = await settle(clientOf(service.fetch).secrets.load('vlt_1', { wait: 10_000 }));
+      expect(error).toBeInstanceOf(status === 429 ? RateLimitError : InternalServerError);
+      expect(service.times).toHaveLength(1);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(10_000 - 5);
+      expect(Date.now() - started).toBeLessThanOrEqual(10_000);
+    }
+  });
+
+  it('ends at a shorter totalTimeout with the answer, and at once on an abort', async () => {
+    const service = scripted([503], { 'Retry-After': '100' });
+    const client = new SecretsVault({
+      baseUrl: BASE_URL,
+      token: TOKEN,
+      fetch: service.fetch,
+      totalTimeout: 4_000,
+    });
+    const started = Date.now();
+    const error = await settle(client.secrets.load('vlt_1', { wait: 10_000 }));
+    expect(error).toBeInstanceOf(InternalServerError);
+    expect(Date.now() - started).toBe(4_000);
     expect(service.times).toHaveLength(1);
+
+    const controller = new AbortController();
+    const aborted = clientOf(service.fetch).secrets.load('vlt_1', {
+      wait: 10_000,
+      signal: controller.signal,
+    });
+    setTimeout(() => controller.abort(), 1_000);
+    expect(await settle(aborted)).toBeInstanceOf(APIUserAbortError);
   });
 
   it('honours a Retry-After longer than a minute when the wait allows it', async () => {
