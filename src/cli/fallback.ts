@@ -204,6 +204,40 @@ export function readSnapshot(file: string, key: Buffer, expected: SnapshotExpect
   return snapshot;
 }
 
+/**
+ * @internal The snapshot in `file` if it can stand in for a load right now (`run --cache-ttl`), else
+ * undefined, whatever the reason. It must pass every check of {@link readSnapshot} (`expected`:
+ * its vaults in order, its service, the key, an intact file), have been saved less than `ttl`
+ * milliseconds before `now`, and hold a value for each of `references` (the `vault://` references
+ * of the job's environment, which a load would resolve). Only a good load ever writes a snapshot
+ * (`run` after its load, `export --format snapshot`), and `savedAt` is the time of that load, so
+ * its age is the age of the values. A `savedAt` later than `now` (a clock that stepped back, a
+ * writer whose clock runs ahead) is stale, never fresh: its age cannot be known.
+ */
+export function readFreshSnapshot(
+  file: string,
+  key: Buffer,
+  expected: SnapshotExpectation,
+  ttl: number,
+  references: readonly string[],
+  now = Date.now(),
+): Snapshot | undefined {
+  let snapshot: Snapshot;
+  try {
+    snapshot = readSnapshot(file, key, expected);
+  } catch (error) {
+    // Missing, damaged, another key, service or vaults: the load that follows replaces it.
+    if (error instanceof FallbackError) return undefined;
+    throw error;
+  }
+  const age = now - snapshot.savedAt;
+  if (age < 0 || age >= ttl) return undefined;
+  if (!references.every((reference) => Object.hasOwn(snapshot.references, reference))) {
+    return undefined;
+  }
+  return snapshot;
+}
+
 /** What is authenticated besides the ciphertext: the header, then the service's origin. */
 function boundData(origin: string): Buffer {
   return Buffer.concat([MAGIC, Buffer.from(origin, 'utf8')]);

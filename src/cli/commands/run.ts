@@ -31,6 +31,7 @@ import {
   FallbackError,
   MAX_SNAPSHOT_BYTES,
   readFallbackKey,
+  readFreshSnapshot,
   readSnapshot,
   type Snapshot,
   type SnapshotExpectation,
@@ -45,6 +46,7 @@ const OVERRIDE: Flag = { name: 'override', type: 'boolean' };
 const FALLBACK: Flag = { name: 'fallback', type: 'string' };
 const FALLBACK_MAX_AGE: Flag = { name: 'fallback-max-age', type: 'string' };
 const FALLBACK_ONLY: Flag = { name: 'fallback-only', type: 'boolean' };
+const CACHE_TTL: Flag = { name: 'cache-ttl', type: 'string' };
 const KEEP_TOKEN: Flag = { name: 'keep-token', type: 'boolean' };
 const ALLOW_VAR: Flag = { name: 'allow-var', type: 'string', multiple: true };
 const EXEC: Flag = { name: 'exec', type: 'boolean' };
@@ -60,6 +62,12 @@ const MASK: Flag = { name: 'mask', type: 'boolean' };
  */
 const NEEDS_PARENT: readonly Flag[] = [WATCH, MASK];
 
+const CACHE_TTL_VARIABLE = 'SECRETS_VAULT_CACHE_TTL';
+/** Below a second a crash loop still reads the service at every start. */
+const MIN_CACHE_TTL_MS = 1_000;
+/** Values a week old are a deploy's, not a cache's: --fallback-only is for those. */
+const MAX_CACHE_TTL_MS = 7 * 24 * 60 * 60 * 1000;
+
 const WATCH_INTERVAL_VARIABLE = 'SECRETS_VAULT_WATCH_INTERVAL';
 const DEFAULT_WATCH_INTERVAL_MS = 60_000;
 /** Polls closer together than this would load the service for little gain: a fleet polls too. */
@@ -74,13 +82,14 @@ export const runCommand: Command = {
   summary: "run a command with the vaults' secrets in its environment",
   synopsis: [
     '--vault <id>... [--env-file F]... [--prefix P] [--override] [--wait D]',
-    '[--fallback F [--fallback-only]] [--fallback-max-age D] [--keep-token]',
-    '[--allow-var NAME]... [--mask | --exec]',
+    '[--fallback F [--fallback-only | --cache-ttl D]] [--fallback-max-age D]',
+    '[--keep-token] [--allow-var NAME]... [--mask | --exec]',
     '[--watch [--watch-interval D] [--grace D]] -- <command> [args...]',
   ],
   usage: `Usage: secrets-vault run --vault <id>... [--env-file <file>]... [--prefix P]
                            [--override] [--wait D]
-                           [--fallback <file> [--fallback-only]] [--fallback-max-age D]
+                           [--fallback <file> [--fallback-only | --cache-ttl D]]
+                           [--fallback-max-age D]
                            [--keep-token] [--allow-var NAME]... [--mask | --exec]
                            [--watch [--watch-interval D] [--grace D]]
                            -- <command> [args...]
@@ -159,6 +168,20 @@ with --allow-var; vault values are never resolved as references.
                  at all (one written by a good run, or by export --format
                  snapshot), saying so with its age; never rewrites it. Not with
                  --watch, which needs the service.
+`,
+    },
+    {
+      flag: CACHE_TTL,
+      help: `  --cache-ttl <duration>
+                 start from the --fallback snapshot without a request to the
+                 service when a good load wrote it less than this ago (and it
+                 matches the vaults, service, key and vault:// references), saying
+                 so with its age; else load as usual. A job restarted in a loop
+                 then reads the service once per TTL. A rotation reaches a
+                 restarted job only after the TTL: use --watch, or a shorter TTL,
+                 where that matters. 1s to 168h (7 days), 0 for none (default:
+                 ${CACHE_TTL_VARIABLE}, else none); --watch still polls as usual.
+                 Not with --fallback-only, which never reads the service.
 `,
     },
     { flag: KEEP_TOKEN, help: "  --keep-token   give the command the job's SECRETS_VAULT_TOKEN\n" },
@@ -240,6 +263,16 @@ with --allow-var; vault values are never resolved as references.
     if (only && file === undefined) {
       throw usageError('--fallback-only needs --fallback <file>', 'run');
     }
+    const ttl = context.string(CACHE_TTL);
+    if (ttl !== undefined && file === undefined) {
+      throw usageError('--cache-ttl needs --fallback <file>', 'run');
+    }
+    if (ttl !== undefined && only) {
+      throw usageError(
+        '--cache-ttl cannot be used with --fallback-only, which never reads the service',
+        'run',
+      );
+    }
     if (only && context.boolean(WATCH)) {
       throw usageError(
         '--fallback-only cannot be used with --watch: a watch needs the service',
@@ -254,6 +287,8 @@ with --allow-var; vault values are never resolved as references.
             key: readFallbackKey(process.env[FALLBACK_KEY_VARIABLE]),
             maxAge: fallbackMaxAge(maxAge),
             only,
+            // Without a request at all, --fallback-only has nothing a cache could save.
+            cacheTtl: only ? undefined : cacheTtl(ttl),
           };
     const allowed = context.strings(ALLOW_VAR);
     const badName = allowed.find((name) => !/^[A-Za-z_][A-Za-z0-9_]*$/.test(name));
@@ -320,6 +355,37 @@ interface Fallback {
   readonly maxAge: SnapshotExpectation['maxAge'];
   /** `--fallback-only`: start from the snapshot without a request to the service. */
   readonly only: boolean;
+  /** `--cache-ttl`: how young a snapshot is used instead of a load; undefined for never. */
+  readonly cacheTtl: CacheTtl | undefined;
+}
+
+/** `--cache-ttl` once checked: milliseconds, and the duration as given (`1h`), to say it back. */
+interface CacheTtl {
+  readonly milliseconds: number;
+  readonly text: string;
+}
+
+/**
+ * The TTL of `--cache-ttl`, else of its variable; undefined (no cache) when neither is set or it
+ * is 0, so `--cache-ttl 0` turns off a TTL the variable sets for a whole fleet. A usage error when
+ * malformed or out of bounds: a typo must not quietly start jobs on values a month old.
+ */
+function cacheTtl(flag: string | undefined): CacheTtl | undefined {
+  const text = flag ?? readEnv(CACHE_TTL_VARIABLE);
+  if (text === undefined) return undefined;
+  const milliseconds = parseDuration(text);
+  if (milliseconds === 0) return undefined;
+  if (
+    milliseconds === undefined ||
+    milliseconds < MIN_CACHE_TTL_MS ||
+    milliseconds > MAX_CACHE_TTL_MS
+  ) {
+    throw usageError(
+      `${flag === undefined ? CACHE_TTL_VARIABLE : '--cache-ttl'} takes a duration from 1s to 168h (7 days) such as 30s, 5m or 1h, or 0 for none`,
+      'run',
+    );
+  }
+  return { milliseconds, text };
 }
 
 const FALLBACK_MAX_AGE_VARIABLE = 'SECRETS_VAULT_FALLBACK_MAX_AGE';
@@ -404,12 +470,19 @@ async function run(context: CommandContext, options: RunOptions): Promise<number
   // The client has checked the base URL: a snapshot is bound to the service it names.
   const origin = new URL(readEnv('SECRETS_VAULT_BASE_URL') ?? '').origin;
   const started = performance.now();
+  // --cache-ttl: a snapshot young enough stands in for the load, and the service hears nothing.
+  const cached =
+    fallback?.cacheTtl === undefined
+      ? undefined
+      : cachedSnapshot(fallback, fallback.cacheTtl, { vaultIds, origin }, jobEnv);
   let loaded: Snapshot;
-  let fromSnapshot = fallback?.only === true;
+  let fromSnapshot = fallback?.only === true || cached !== undefined;
   try {
-    loaded = fallback?.only
-      ? snapshotOnly(fallback, { vaultIds, origin, maxAge: fallback.maxAge })
-      : await loadForRun(client, vaultIds, jobEnv, context.startup);
+    loaded =
+      cached ??
+      (fallback?.only
+        ? snapshotOnly(fallback, { vaultIds, origin, maxAge: fallback.maxAge })
+        : await loadForRun(client, vaultIds, jobEnv, context.startup));
   } catch (error) {
     // Only an outage falls back: a refused token or a deleted vault is a verdict to act on.
     if (fallback === undefined || !isOutage(error)) throw error;
@@ -488,7 +561,8 @@ async function run(context: CommandContext, options: RunOptions): Promise<number
   return runWatching(command, args, env, {
     ...watch,
     masked,
-    startedUnavailable: fromSnapshot,
+    // A start from the cache is no outage: the watch has no "service is back" to say.
+    startedUnavailable: fromSnapshot && cached === undefined,
     async reload(deadline, signal) {
       // The client's ordinary retries, never the startup wait: a poll ends by its deadline.
       const next = await loadForRun(client, vaultIds, jobEnv, { wait: 0, signal }, deadline);
@@ -515,6 +589,36 @@ function snapshotOnly(fallback: Fallback, expected: SnapshotExpectation): Snapsh
   process.stderr.write(
     `secrets-vault: starting from the snapshot ${fallback.file} (--fallback-only), saved ${describeAge(snapshot.savedAt)} ago\n`,
   );
+  return snapshot;
+}
+
+/**
+ * `--cache-ttl`: the snapshot, if a good load wrote it less than `ttl` ago and it holds what a
+ * load would give this job (the vaults, the service, a value for each `vault://` reference of
+ * `jobEnv`), and the line that says so. Undefined otherwise, said by nothing: the job then loads
+ * as without `--cache-ttl` (falling back on an outage as ever), and that load rewrites the file.
+ * A start from it never rewrites the snapshot, so its age stays the age of its values.
+ */
+function cachedSnapshot(
+  fallback: Fallback,
+  ttl: CacheTtl,
+  expected: SnapshotExpectation,
+  jobEnv: Readonly<Environment>,
+): Snapshot | undefined {
+  // The references a load resolves: every job variable that holds one.
+  const references = Object.values(jobEnv).filter((value) => value.startsWith('vault://'));
+  const snapshot = readFreshSnapshot(
+    fallback.file,
+    fallback.key,
+    expected,
+    ttl.milliseconds,
+    references,
+  );
+  if (snapshot !== undefined) {
+    process.stderr.write(
+      `secrets-vault: starting from the snapshot ${fallback.file} (--cache-ttl ${ttl.text}), saved ${describeAge(snapshot.savedAt)} ago\n`,
+    );
+  }
   return snapshot;
 }
 
