@@ -241,11 +241,7 @@ export class PagePromise<T> extends APIPromise<Page<T>> implements AsyncIterable
    */
   async toArray(options: ToArrayOptions = {}): Promise<T[]> {
     const { max } = options;
-    if (
-      max !== undefined &&
-      max !== Infinity &&
-      !(Number.isSafeInteger(max) && max > 0)
-    ) {
+    if (max !== undefined && max !== Infinity && !(Number.isSafeInteger(max) && max > 0)) {
       // The first page is already on its way; its outcome no longer matters to anyone.
       this.catch(() => undefined);
       throw new RequestValidationError([{ path: ['max'], message: 'must be a positive integer' }]);

@@ -10,8 +10,7 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { SecretsVault } from '../../src/index.js';
-import { finished, type Result, useCommand } from './harness.js';
+import { finished, type Result, useCommand, vaultWith } from './harness.js';
 
 /** Where `run` reads a vault's values. */
 const VALUES = '/v1/vaults/:vaultId/secrets/values';
@@ -31,14 +30,7 @@ describe.runIf(ONCE)('the --env-file of run, which Node.js never reads', () => {
   let vaultId: string;
 
   beforeEach(async () => {
-    mock.reset();
-    mock.faults.clear();
-    const operator = new SecretsVault({
-      baseUrl: command.served.url,
-      token: mock.principals.owner.token,
-    });
-    vaultId = (await operator.vaults.create({ name: 'job' })).id;
-    await operator.secrets.create(vaultId, { name: 'db', value: { password: 'vault-pw' } });
+    vaultId = await vaultWith(command, 'job', { db: { password: 'vault-pw' } }, { reset: true });
   });
 
   let paths = 0;

@@ -214,3 +214,29 @@ export async function jobVaults(command: CommandContext): Promise<JobVaults> {
   const vault = await operator.vaults.create({ name: 'job' });
   return { operator, vaultId: vault.id, otherVaultId: other.id };
 }
+
+/**
+ * Makes a vault named `name` in the suite's mock, as its owner, holding `secrets` (secret name to
+ * value), and resolves to its id. With `reset`, the mock (faults too) is emptied first.
+ */
+export async function vaultWith(
+  command: CommandContext,
+  name: string,
+  secrets: Record<string, Record<string, string>>,
+  { reset = false } = {},
+): Promise<string> {
+  const { mock } = command;
+  if (reset) {
+    mock.reset();
+    mock.faults.clear();
+  }
+  const owner = new SecretsVault({
+    baseUrl: command.served.url,
+    token: mock.principals.owner.token,
+  });
+  const vault = await owner.vaults.create({ name });
+  for (const [secret, value] of Object.entries(secrets)) {
+    await owner.secrets.create(vault.id, { name: secret, value });
+  }
+  return vault.id;
+}

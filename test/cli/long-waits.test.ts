@@ -6,8 +6,7 @@
  * mid-run keeps to its interval.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { SecretsVault } from '../../src/index.js';
-import { finished, nodeRunning, untilOutput, useCommand } from './harness.js';
+import { finished, nodeRunning, untilOutput, useCommand, vaultWith } from './harness.js';
 
 const command = useCommand();
 const { mock } = command;
@@ -16,13 +15,7 @@ const DAY_S = 24 * 60 * 60;
 
 let vaultId = '';
 beforeAll(async () => {
-  const owner = new SecretsVault({
-    baseUrl: command.served.url,
-    token: mock.principals.owner.token,
-  });
-  const vault = await owner.vaults.create({ name: 'long-waits' });
-  await owner.secrets.create(vault.id, { name: 'app', value: { password: 'long-wait-pw' } });
-  vaultId = vault.id;
+  vaultId = await vaultWith(command, 'long-waits', { app: { password: 'long-wait-pw' } });
 });
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -8,8 +8,7 @@ import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { SecretsVault } from '../../src/index.js';
-import { finished, nodeRunning, type Result, useCommand, withNode } from './harness.js';
+import { finished, nodeRunning, type Result, useCommand, vaultWith, withNode } from './harness.js';
 
 const command = useCommand({ built: true });
 const { mock } = command;
@@ -25,16 +24,12 @@ const PASSWORD = 'pa"ss\\word-42';
 let vaultId: string;
 
 beforeEach(async () => {
-  mock.reset();
-  mock.faults.clear();
-  const operator = new SecretsVault({
-    baseUrl: command.served.url,
-    token: mock.principals.owner.token,
-  });
-  const vault = await operator.vaults.create({ name: 'logged' });
-  await operator.secrets.create(vault.id, { name: 'tls', value: { key: PEM } });
-  await operator.secrets.create(vault.id, { name: 'db', value: { password: PASSWORD } });
-  vaultId = vault.id;
+  vaultId = await vaultWith(
+    command,
+    'logged',
+    { tls: { key: PEM }, db: { password: PASSWORD } },
+    { reset: true },
+  );
 });
 
 /** Runs `script` in `bash` with the service's settings and the built command as `$CLI`. */

@@ -26,8 +26,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { SecretsVault } from '../../src/index.js';
-import { finished, type Result, useCommand } from './harness.js';
+import { finished, type Result, useCommand, vaultWith } from './harness.js';
 
 const command = useCommand();
 const { mock } = command;
@@ -135,14 +134,7 @@ function expectOneLine(result: Result, pattern: RegExp): void {
 }
 
 beforeEach(async () => {
-  mock.reset();
-  mock.faults.clear();
-  const operator = new SecretsVault({
-    baseUrl: command.served.url,
-    token: mock.principals.owner.token,
-  });
-  app = (await operator.vaults.create({ name: 'app' })).id;
-  await operator.secrets.create(app, { name: 'database', value: { password: 'hunter2-db' } });
+  app = await vaultWith(command, 'app', { database: { password: 'hunter2-db' } }, { reset: true });
 });
 
 describe('a FIFO at the output path', () => {

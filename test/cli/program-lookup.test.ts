@@ -9,8 +9,7 @@ import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { SecretsVault } from '../../src/index.js';
-import { finished, launch, useCommand } from './harness.js';
+import { finished, launch, useCommand, vaultWith } from './harness.js';
 
 const command = useCommand();
 const { mock } = command;
@@ -23,13 +22,7 @@ let folder = '';
 const PLANTED = '#!/bin/sh\necho "planted ran with $APP_PASSWORD"\n';
 
 beforeAll(async () => {
-  const owner = new SecretsVault({
-    baseUrl: command.served.url,
-    token: mock.principals.owner.token,
-  });
-  const vault = await owner.vaults.create({ name: 'lookup' });
-  await owner.secrets.create(vault.id, { name: 'app', value: { password: 'lookup-pw-123' } });
-  vaultId = vault.id;
+  vaultId = await vaultWith(command, 'lookup', { app: { password: 'lookup-pw-123' } });
   folder = mkdtempSync(join(tmpdir(), 'secrets-vault-lookup-'));
   mkdirSync(join(folder, 'bin'));
   for (const file of ['planted-tool', 'true', join('bin', 'planted-tool')]) {
