@@ -58,12 +58,12 @@ ${options}  -v, --version      show the version
 
 Environment: SECRETS_VAULT_BASE_URL, SECRETS_VAULT_TOKEN (or SECRETS_VAULT_TOKEN_FILE,
 a file holding it); SECRETS_VAULT_WAIT, SECRETS_VAULT_MAX_RETRIES,
-SECRETS_VAULT_TIMEOUT; SECRETS_VAULT_FALLBACK_KEY, SECRETS_VAULT_FALLBACK_MAX_AGE;
-SECRETS_VAULT_WATCH_INTERVAL; SECRETS_VAULT_LOG (error, warn, info or debug: logfmt
-lines on stderr).
+SECRETS_VAULT_TIMEOUT; SECRETS_VAULT_FALLBACK_KEY, SECRETS_VAULT_FALLBACK_MAX_AGE,
+SECRETS_VAULT_CACHE_TTL; SECRETS_VAULT_WATCH_INTERVAL; SECRETS_VAULT_LOG (error, warn,
+info or debug: logfmt lines on stderr).
 
 Exit codes:
-  0   done (run: its command's own; mock: once stopped by SIGINT or SIGTERM)
+  0   done (run: its command's own; mock, agent: once stopped by SIGINT or SIGTERM)
   75  the service stayed unavailable for the whole wait ${readers}
   77  the token was refused ${readers}
   2   usage error

@@ -1,5 +1,6 @@
 /** The commands of `secrets-vault`, one module each. */
 import type { Command } from '../command.js';
+import { agentCommand } from './agent.js';
 import { exportCommand } from './export.js';
 import { injectCommand } from './inject.js';
 import { lsCommand } from './ls.js';
@@ -17,4 +18,5 @@ export const COMMANDS: readonly Command[] = [
   injectCommand,
   lsCommand,
   mockCommand,
+  agentCommand,
 ];
