@@ -10,7 +10,6 @@ import {
   APIConnectionError,
   APIError,
   APITimeoutError,
-  APIUserAbortError,
   parseRetryAfter,
   type SecretsVaultError,
 } from './errors.js';
@@ -224,7 +223,8 @@ export function startRetries(
 
 /** Whether a call may be retried after `error`: what cannot create twice, after an outage. */
 function isRetryable(error: SecretsVaultError, request: RetriedRequest): boolean {
-  if (error instanceof APIUserAbortError) return false;
+  // An abort (APIUserAbortError, neither a connection error nor an answer) is never retried, and
+  // the call loop asks nothing once the caller's signal has fired.
   if (request.method === 'POST' && request.idempotencyKey === null) return false;
   if (error instanceof APIConnectionError) {
     // CORS, CSP or mixed content: the browser will refuse the retry just the same.

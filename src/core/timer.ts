@@ -15,13 +15,13 @@ import { MAX_TIMER_MS } from './limits.js';
 export function afterMs(ms: number, callback: () => void): () => void {
   let timer: ReturnType<typeof setTimeout>;
   // Timers fire late, never early: the links of a chain add up to at least `ms`. Each link is
-  // handed what is left after it (which `callback` ignores).
+  // handed what is left after it.
   const arm = (left: number) => {
-    timer = setTimeout(
-      left > MAX_TIMER_MS ? arm : callback,
-      Math.min(left, MAX_TIMER_MS),
-      left - MAX_TIMER_MS,
-    );
+    // Never below 0 either: Node warns of a negative duration (and waits 1 ms).
+    timer =
+      left > MAX_TIMER_MS
+        ? setTimeout(arm, MAX_TIMER_MS, left - MAX_TIMER_MS)
+        : setTimeout(callback, left > 0 ? left : 0);
   };
   arm(ms);
   return () => clearTimeout(timer);

@@ -89,6 +89,33 @@ describe('a Retry-After longer than a timer holds, over real time', () => {
   });
 });
 
+describe('a wait whose end has already passed', () => {
+  it('ends the call at its deadline with no TimeoutNegativeWarning', async () => {
+    const warnings: Error[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning);
+    process.on('warning', onWarning);
+    try {
+      // Each attempt is cut at the deadline, so the wait before a retry would end before it began.
+      const hanging: typeof fetch = (input) =>
+        new Promise((_resolve, reject) => {
+          const { signal } = input as Request;
+          signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+        });
+      const client = new SecretsVault({ baseUrl: BASE_URL, token: TOKEN, fetch: hanging });
+      for (let call = 0; call < 5; call += 1) {
+        const error = await client.secrets
+          .listValues('vlt_1', { totalTimeout: 30 })
+          .catch((thrown: unknown) => thrown);
+        expect(error).toBeInstanceOf(APITimeoutError);
+      }
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(warnings.map((warning) => warning.name)).toEqual([]);
+    } finally {
+      process.off('warning', onWarning);
+    }
+  });
+});
+
 describe('a Retry-After longer than a timer holds, on a fake clock', () => {
   afterEach(() => {
     vi.useRealTimers();
