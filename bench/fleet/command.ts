@@ -1,8 +1,8 @@
 /**
  * The package's command (`dist/cli.js`) as real processes, the way a deployed job uses it:
  * `secrets-vault run --vault <id> -- <cmd>` with the base URL and token in its environment.
- * Each run is a fresh `node` process whose exit code and wall time are all that is measured;
- * every run has a cap after which it is killed and counted as not started.
+ * Each run is a fresh `node` process whose exit code, wall time and last stderr line are all
+ * that is measured; every run has a cap after which it is killed and counted as not started.
  */
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
@@ -28,24 +28,34 @@ export interface CommandTarget {
   readonly env: NodeJS.ProcessEnv;
 }
 
-/** The child each run starts: a process that exits 0 at once. */
-const CHILD = [process.execPath, '-e', 'process.exit(0)'];
+/** A command for `run` to start: `node -e "process.exit(<code>)"`, which exits at once. */
+export function exitingCommand(code: number): readonly string[] {
+  return [process.execPath, '-e', `process.exit(${code})`];
+}
+
+/** One call of `run`: its flags, the command it starts, when, and for how long at most. */
+export interface CommandCall {
+  /** Flags of `run`, before `--vault`. */
+  readonly flags?: readonly string[];
+  /** The command `run` starts; by default one that exits 0 at once. */
+  readonly command?: readonly string[];
+  /** Ms after which the run is killed and counted as not started. */
+  readonly capMs: number;
+  /** Epoch ms at which to spawn it; at once when omitted. */
+  readonly startAt?: number;
+}
 
 /**
- * Runs `node <cli> run [flags] --vault <id> -- node -e "process.exit(0)"` once, starting at
- * `startAt` (epoch ms; at once when omitted), killed after `capMs`.
+ * Runs `node <cli> run [flags] --vault <id> -- <command>` once, starting at `call.startAt`,
+ * killed after `call.capMs`.
  */
-export function runCommand(
-  target: CommandTarget,
-  flags: readonly string[],
-  capMs: number,
-  startAt = epochNow(),
-): Promise<CommandRun> {
+export function runCommand(target: CommandTarget, call: CommandCall): Promise<CommandRun> {
+  const { flags = [], command = exitingCommand(0), capMs, startAt = epochNow() } = call;
   return new Promise((resolve) => {
     const begin = () => {
       const child = spawn(
         process.execPath,
-        [target.cli, 'run', ...flags, '--vault', target.vaultId, '--', ...CHILD],
+        [target.cli, 'run', ...flags, '--vault', target.vaultId, '--', ...command],
         {
           env: {
             ...target.env,

@@ -41,6 +41,8 @@ export interface FleetFigures {
   readonly proxy: Omit<ProxyCounts, 'perJob' | 'timeline'>;
   /** The most ms a worker finished arming after the start instant (0 = every job in time). */
   readonly lateMs: number;
+  /** The largest peak resident memory of one worker process, in MB. */
+  readonly workerMaxRssMb: number;
 }
 
 /** Computes the figures of one fleet run. */
@@ -83,5 +85,6 @@ export function figuresOf(
     errors,
     proxy,
     lateMs: outcome.lateMs,
+    workerMaxRssMb: outcome.workerMaxRssMb,
   };
 }

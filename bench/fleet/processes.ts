@@ -142,6 +142,8 @@ export interface FleetOutcome {
   readonly wallMs: number;
   /** The most ms any worker finished building its clients after the start instant (0 = in time). */
   readonly lateMs: number;
+  /** The largest peak resident memory of one worker, in MB. */
+  readonly workerMaxRssMb: number;
 }
 
 /** The fleet's job ids: job-0001, job-0002, … */
@@ -195,9 +197,11 @@ export async function runFleet(run: FleetRun): Promise<FleetOutcome> {
       child.send(plan);
     });
     const lateMs = Math.max(...(await Promise.all(armed)).map((message) => message.late));
-    const results = (await Promise.all(reports)).flatMap((message) => message.results);
+    const reported = await Promise.all(reports);
+    const results = reported.flatMap((message) => message.results);
     const wallMs = epochNow() - startAt;
-    return { startAt, results, wallMs, lateMs };
+    const workerMaxRssMb = Math.max(...reported.map((message) => message.maxRssMb));
+    return { startAt, results, wallMs, lateMs, workerMaxRssMb };
   } finally {
     await Promise.all(children.map(stopChild));
   }

@@ -84,6 +84,8 @@ export interface ProxyCounts {
   readonly peakRequestsPerSecond: number;
   /** The most connection attempts (HTTP requests plus refused connections) in any 1-second window. */
   readonly peakAttemptsPerSecond: number;
+  /** The service process's peak resident memory so far (mock and proxy), in MB. */
+  readonly maxRssMb: number;
 }
 
 /** Harness → service: replaces one secret's whole value, as its owner would. */
@@ -135,4 +137,9 @@ export type WorkerMessage =
   | { readonly type: 'ready' }
   /** The clients are built; `late` is how many ms after the start instant that was (0 = in time). */
   | { readonly type: 'armed'; readonly late: number }
-  | { readonly type: 'results'; readonly results: readonly JobResult[] };
+  /** Every job's outcome, and the worker's peak resident memory in MB. */
+  | {
+      readonly type: 'results';
+      readonly results: readonly JobResult[];
+      readonly maxRssMb: number;
+    };

@@ -8,18 +8,33 @@
  * It forks the service with its fault proxy (service.ts), then for each scenario forks the job
  * workers (worker.ts) twice, once for the SDK and once for the ideal model (ideal.ts), and
  * reads the proxy's counts; then it runs the package's command as real processes (command.ts),
- * and last the rotation scenarios (rotation.ts): `run --watch` jobs through a rotation and an
- * outage, and caches started together.
+ * then caching across process starts (caching.ts): a crash loop with and without `--cache-ttl`,
+ * and `run` jobs behind one `secrets-vault agent`; last the rotation scenarios (rotation.ts):
+ * `run --watch` jobs through a rotation and an outage, and caches started together.
  * The SDK's jobs use the client as a job would, default sender included. It prints each
  * scenario's settings, the table of figures and the targets with PASS or FAIL, writes
  * bench/fleet-results.json (bench/fleet-results-short.json in short mode) and, in full mode,
  * the generated section of docs/fleet.md (short mode only checks that the page still has its
  * markers). A missed target never fails the run: only a broken harness does.
+ *
+ * `--only <part>[,<part>…]` runs some parts only: an in-process scenario by its id
+ * (`outage-5s`, …), `command`, `caching` or `rotation`. `--jobs <n>` gives every in-process
+ * scenario that runs a fleet of n jobs. Either makes a partial run: it prints its report and
+ * writes no results file and no page, so the recorded figures stay those of a whole run.
  */
 import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { benchFile, formatNumber } from '../lib.ts';
+import {
+  type AgentResults,
+  type CrashLoopPair,
+  cachingFigureLines,
+  cachingSettingsLines,
+  cachingVerdicts,
+  measureAgent,
+  measureCrashLoop,
+} from './caching.ts';
 import { type CommandRun, type CommandTarget, deadPort, runCommand } from './command.ts';
 import { type FleetFigures, figuresOf } from './figures.ts';
 import { cleanEnv, runFleet, type Service, startService, WORKERS } from './processes.ts';
@@ -35,11 +50,50 @@ import {
   type WatchResults,
   watchVerdicts,
 } from './rotation.ts';
-import { FULL_PLAN, SHORT_PLAN, sdkSettings, type Verdict } from './scenarios.ts';
+import { FULL_PLAN, type Plan, SHORT_PLAN, sdkSettings, type Verdict } from './scenarios.ts';
 
 const SHORT = process.argv.includes('--short');
 const MODE = SHORT ? 'short' : 'full';
-const PLAN = SHORT ? SHORT_PLAN : FULL_PLAN;
+const PARTS = ['command', 'caching', 'rotation'] as const;
+type Part = (typeof PARTS)[number];
+
+/** The value after `--<name>` on the command line, if given. */
+function option(name: string): string | undefined {
+  const index = process.argv.indexOf(`--${name}`);
+  if (index === -1) return undefined;
+  const value = process.argv[index + 1];
+  if (value === undefined || value.startsWith('--')) throw new Error(`--${name} needs a value`);
+  return value;
+}
+
+/**
+ * The plan of this run: the mode's, with `--jobs` and `--only` applied, and which of the parts
+ * after the in-process scenarios run.
+ * @throws on an unknown part or a fleet size that is not a positive whole number
+ */
+function planOf(base: Plan): { plan: Plan; parts: ReadonlySet<Part>; partial: boolean } {
+  const jobsText = option('jobs');
+  const onlyText = option('only');
+  let jobs: number | undefined;
+  if (jobsText !== undefined) {
+    if (!/^[1-9]\d*$/.test(jobsText)) throw new Error(`--jobs ${jobsText}: not a positive number`);
+    jobs = Number(jobsText);
+  }
+  const ids = base.scenarios.map((scenario) => scenario.id);
+  const only = onlyText?.split(',').map((name) => name.trim());
+  for (const name of only ?? []) {
+    if (!ids.includes(name) && !(PARTS as readonly string[]).includes(name)) {
+      throw new Error(`--only ${name}: not one of ${[...ids, ...PARTS].join(', ')}`);
+    }
+  }
+  const scenarios = base.scenarios
+    .filter((scenario) => only === undefined || only.includes(scenario.id))
+    .map((scenario) => (jobs === undefined ? scenario : { ...scenario, jobs }));
+  const parts = new Set(PARTS.filter((part) => only === undefined || only.includes(part)));
+  return { plan: { ...base, scenarios }, parts, partial: only !== undefined || jobs !== undefined };
+}
+
+const { plan: PLAN, parts: PARTS_RUN, partial: PARTIAL } = planOf(SHORT ? SHORT_PLAN : FULL_PLAN);
 const KINDS: readonly JobKind[] = ['sdk', 'ideal'];
 const DOC = benchFile('../docs/fleet.md');
 const MARKERS = ['<!-- fleet-table:start -->', '<!-- fleet-table:end -->'] as const;
@@ -92,7 +146,7 @@ async function measureScenarios(service: Service): Promise<FleetFigures[]> {
         log(`  warning: clients were built ${figure.lateMs.toFixed(0)} ms after the start instant`);
       }
       log(
-        `  ${formatNumber(figure.upPercent, 1)}% up, ${formatNumber(figure.attemptsPerJob, 2)} attempts per job, ${(figure.wallMs / 1000).toFixed(1)} s`,
+        `  ${formatNumber(figure.upPercent, 1)}% up, ${formatNumber(figure.attemptsPerJob, 2)} attempts per job, ${(figure.wallMs / 1000).toFixed(1)} s; peak memory ${figure.workerMaxRssMb} MB per worker, ${figure.proxy.maxRssMb} MB service`,
       );
       figures.push(figure);
     }
@@ -111,21 +165,20 @@ function scenarioVerdicts(figures: readonly FleetFigures[]): ScenarioVerdict[] {
   });
 }
 
-async function measureCommand(service: Service): Promise<CommandResults> {
+/** The built command, pointed at the proxy with the service's token. */
+function commandTarget(service: Service): CommandTarget {
   const { proxyUrl, token, vaultId } = service.ready;
-  const target: CommandTarget = {
-    cli: benchFile('../dist/cli.js'),
-    baseUrl: proxyUrl,
-    token,
-    vaultId,
-    env: cleanEnv(),
-  };
+  return { cli: benchFile('../dist/cli.js'), baseUrl: proxyUrl, token, vaultId, env: cleanEnv() };
+}
+
+async function measureCommand(service: Service): Promise<CommandResults> {
+  const target = commandTarget(service);
   const { runs, outageSeconds, capMs } = PLAN.command;
   log(`command: ${runs} runs at once through a ${outageSeconds} s outage`);
   const startAt = epochNow() + 500;
   await service.configure({ kind: 'outage', seconds: outageSeconds }, startAt);
   const outageRuns = await Promise.all(
-    Array.from({ length: runs }, () => runCommand(target, [], capMs, startAt)),
+    Array.from({ length: runs }, () => runCommand(target, { capMs, startAt })),
   );
   const counts = await service.counts();
 
@@ -133,8 +186,8 @@ async function measureCommand(service: Service): Promise<CommandResults> {
   await service.configure({ kind: 'unauthorized' }, epochNow());
   const dead = { ...target, baseUrl: `http://127.0.0.1:${await deadPort()}` };
   const [deadService, refusedToken] = await Promise.all([
-    runCommand(dead, ['--wait', '2s'], 30_000),
-    runCommand(target, [], 30_000),
+    runCommand(dead, { flags: ['--wait', '2s'], capMs: 30_000 }),
+    runCommand(target, { capMs: 30_000 }),
   ]);
   return {
     outage: { seconds: outageSeconds, runs: outageRuns },
@@ -187,28 +240,42 @@ function commandVerdicts(command: CommandResults): ScenarioVerdict[] {
 // ---------------------------------------------------------------------------------------------
 
 log(`${WORKERS} worker processes; starting the service and its fault proxy`);
+if (PARTIAL)
+  log(`partial run: ${[...PLAN.scenarios.map(({ id }) => id), ...PARTS_RUN].join(', ')}`);
 const service = await startService();
 let figures: FleetFigures[];
-let command: CommandResults;
-let watch: WatchResults;
-let caches: CacheResults;
+let command: CommandResults | undefined;
+let caching: { crash: CrashLoopPair; agent: AgentResults } | undefined;
+let rotation: { watch: WatchResults; caches: CacheResults } | undefined;
 try {
   log(
     `proxy at ${service.ready.proxyUrl}, vault ${service.ready.vaultId} with ${service.ready.secrets} secrets`,
   );
   figures = await measureScenarios(service);
-  command = await measureCommand(service);
-  watch = await measureWatch(service, PLAN.rotation, log);
-  caches = await measureCaches(service, PLAN.rotation, log);
+  if (PARTS_RUN.has('command')) command = await measureCommand(service);
+  if (PARTS_RUN.has('caching')) {
+    const target = commandTarget(service);
+    caching = {
+      crash: await measureCrashLoop(service, target, PLAN.caching, log),
+      agent: await measureAgent(service, target, PLAN.caching, log),
+    };
+  }
+  if (PARTS_RUN.has('rotation')) {
+    rotation = {
+      watch: await measureWatch(service, PLAN.rotation, log),
+      caches: await measureCaches(service, PLAN.rotation, log),
+    };
+  }
 } finally {
   await service.stop();
 }
 
 const verdicts = [
   ...scenarioVerdicts(figures),
-  ...commandVerdicts(command),
-  ...watchVerdicts(watch, PLAN.rotation),
-  ...cacheVerdicts(caches, PLAN.rotation),
+  ...(command ? commandVerdicts(command) : []),
+  ...(caching ? cachingVerdicts(caching.crash, caching.agent, PLAN.caching) : []),
+  ...(rotation ? watchVerdicts(rotation.watch, PLAN.rotation) : []),
+  ...(rotation ? cacheVerdicts(rotation.caches, PLAN.rotation) : []),
 ];
 const seconds = (epochNow() - started) / 1000;
 const date = new Date().toISOString();
@@ -216,25 +283,43 @@ const machine = `Node ${process.version}, ${cpus} CPUs (${os.cpus()[0]?.model.tr
 const passed = verdicts.filter((verdict) => verdict.pass).length;
 
 const report = [
-  ...settingsLines(PLAN.scenarios),
-  '',
-  ...figuresTable(figures),
-  '',
-  'Jobs that did not come up, by error:',
-  '',
-  ...(errorLines(figures).length > 0 ? errorLines(figures) : ['- none']),
-  '',
-  'Rotation under a fleet:',
-  '',
-  ...rotationSettingsLines(PLAN.rotation),
-  '',
-  ...rotationFigureLines(watch, caches),
-  '',
+  ...(figures.length > 0
+    ? [
+        ...settingsLines(PLAN.scenarios),
+        '',
+        ...figuresTable(figures),
+        '',
+        'Jobs that did not come up, by error:',
+        '',
+        ...(errorLines(figures).length > 0 ? errorLines(figures) : ['- none']),
+        '',
+      ]
+    : []),
+  ...(caching
+    ? [
+        'Caching across process starts:',
+        '',
+        ...cachingSettingsLines(PLAN.caching),
+        '',
+        ...cachingFigureLines(caching.crash, caching.agent),
+        '',
+      ]
+    : []),
+  ...(rotation
+    ? [
+        'Rotation under a fleet:',
+        '',
+        ...rotationSettingsLines(PLAN.rotation),
+        '',
+        ...rotationFigureLines(rotation.watch, rotation.caches),
+        '',
+      ]
+    : []),
   `Targets (the SDK, with the settings above): ${passed} of ${verdicts.length} met.`,
   '',
   ...verdictLines(verdicts),
   '',
-  `${MODE} mode, ${date.slice(0, 10)}, ${machine}, ${WORKERS} worker processes, ${seconds.toFixed(0)} s in all.`,
+  `${MODE} mode${PARTIAL ? ' (partial)' : ''}, ${date.slice(0, 10)}, ${machine}, ${WORKERS} worker processes, ${seconds.toFixed(0)} s in all.`,
 ];
 console.log('');
 for (const line of report) console.log(line);
@@ -244,6 +329,12 @@ if (SHORT) {
     'Short mode: 20 jobs and 2 s outages only prove the harness runs; the targets are printed, not enforced.',
   );
 }
+if (PARTIAL) {
+  console.log('');
+  console.log('Partial run (--only or --jobs): no results file or page written.');
+  process.exit(0);
+}
+if (!command || !caching || !rotation) throw new Error('a whole run left a part out');
 
 const results = {
   mode: MODE,
@@ -287,18 +378,30 @@ const results = {
     deadService: { ...command.deadService, ms: round(command.deadService.ms) },
     refusedToken: { ...command.refusedToken, ms: round(command.refusedToken.ms) },
   },
+  caching: {
+    plan: PLAN.caching,
+    crashLoop: {
+      uncached: { ...caching.crash.uncached, loopMs: round(caching.crash.uncached.loopMs) },
+      cached: { ...caching.crash.cached, loopMs: round(caching.crash.cached.loopMs) },
+    },
+    agent: {
+      ...caching.agent,
+      allDoneMs: round(caching.agent.allDoneMs),
+      agentStopMs: round(caching.agent.agentStopMs),
+    },
+  },
   rotation: {
     plan: PLAN.rotation,
     watch: {
-      ...watch,
-      upMs: round(watch.upMs),
-      restartMaxMs: round(watch.restartMaxMs),
-      restartP50Ms: round(watch.restartP50Ms),
-      pollsPerJobPerInterval: round(watch.pollsPerJobPerInterval),
-      watchSeconds: round(watch.watchSeconds),
-      meanPerSecond: round(watch.meanPerSecond),
+      ...rotation.watch,
+      upMs: round(rotation.watch.upMs),
+      restartMaxMs: round(rotation.watch.restartMaxMs),
+      restartP50Ms: round(rotation.watch.restartP50Ms),
+      pollsPerJobPerInterval: round(rotation.watch.pollsPerJobPerInterval),
+      watchSeconds: round(rotation.watch.watchSeconds),
+      meanPerSecond: round(rotation.watch.meanPerSecond),
     },
-    caches: { ...caches, offsets: caches.offsets.map(round) },
+    caches: { ...rotation.caches, offsets: rotation.caches.offsets.map(round) },
   },
   verdicts,
 };

@@ -76,10 +76,23 @@ export interface CommandPlan {
   readonly capMs: number;
 }
 
+/** Caching across process starts (caching.ts): a crash loop, and jobs behind one agent. */
+export interface CachingPlan {
+  /** Starts of the crashing job, one after the other, in each variant (without and with TTL). */
+  readonly crashStarts: number;
+  /** `--cache-ttl` of the cached variant, in ms. */
+  readonly cacheTtlMs: number;
+  /** `run` processes started at one instant behind the agent. */
+  readonly agentJobs: number;
+  /** Ms after which one `run` is killed and counted as failed. */
+  readonly capMs: number;
+}
+
 /** Everything one mode runs. */
 export interface Plan {
   readonly scenarios: readonly Scenario[];
   readonly command: CommandPlan;
+  readonly caching: CachingPlan;
   /** Rotation under a fleet: `run --watch` jobs and caches started together (rotation.ts). */
   readonly rotation: RotationPlan;
 }
@@ -229,6 +242,7 @@ export const FULL_PLAN: Plan = {
     unauthorized(200, 150_000),
   ],
   command: { runs: 20, outageSeconds: 10, capMs: 10_000 + 60_000 },
+  caching: { crashStarts: 20, cacheTtlMs: 30_000, agentJobs: 200, capMs: 60_000 },
   rotation: {
     watchJobs: 200,
     intervalMs: 5_000,
@@ -252,6 +266,7 @@ export const SHORT_PLAN: Plan = {
     unauthorized(20, 30_000),
   ],
   command: { runs: 3, outageSeconds: 2, capMs: 2_000 + 30_000 },
+  caching: { crashStarts: 4, cacheTtlMs: 30_000, agentJobs: 10, capMs: 30_000 },
   rotation: {
     watchJobs: 20,
     intervalMs: 5_000,

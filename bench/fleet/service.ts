@@ -258,6 +258,8 @@ function counts(): ProxyCounts {
     timeline,
     peakRequestsPerSecond: peakWindow(requestTimes),
     peakAttemptsPerSecond: peakWindow([...requestTimes, ...refusedTimes]),
+    // maxRSS is in kilobytes.
+    maxRssMb: Math.round(process.resourceUsage().maxRSS / 1024),
   };
 }
 

@@ -119,6 +119,8 @@ async function execute(plan: WorkerPlan): Promise<void> {
   await send({
     type: 'results',
     results: jobs.map((job) => results.get(job.id) ?? job.unfinished()),
+    // maxRSS is in kilobytes: the peak of the whole run, clients and sockets included.
+    maxRssMb: Math.round(process.resourceUsage().maxRSS / 1024),
   });
   // Whatever a job left behind (an SDK call still waiting to retry) ends with the process.
   process.exit(0);
