@@ -8,17 +8,12 @@ import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
+import { PEM } from './fixtures/pem.js';
 import { finished, nodeRunning, type Result, useCommand, vaultWith, withNode } from './harness.js';
 
 const command = useCommand({ built: true });
 const { mock } = command;
 
-const PEM = [
-  '-----BEGIN PRIVATE KEY-----',
-  'MIIBVQIBADANBgkqhkiG9w0BAQEFAASCAT8wggE7AgEAAkEAq7BFUpkGp3+XQmVb',
-  'q/3kR+Yz9L0gPjvCq2cTLQIDAQABAkEAoz1m/cwzvXf9R0ZQH7Ryy7Kc3m6+lM==',
-  '-----END PRIVATE KEY-----',
-].join('\n');
 const PASSWORD = 'pa"ss\\word-42';
 
 let vaultId: string;

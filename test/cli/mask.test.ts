@@ -10,6 +10,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createMasker, Masker, type MaskerOptions } from '../../src/cli/mask.js';
 import { printedForms } from '../../src/core/redaction.js';
+import { PEM } from './fixtures/pem.js';
 
 const REDACTED = Buffer.from('<redacted>');
 
@@ -239,14 +240,6 @@ describe('run --mask output', () => {
     expect(() => createMasker(['hunter2'], { maxLineBytes: 1.5 })).toThrow(/^maxLineBytes/);
   });
 });
-
-/** A key as a vault holds it: base64 lines (with `/`, `+` and `=`) between armour lines. */
-const PEM = [
-  '-----BEGIN PRIVATE KEY-----',
-  'MIIBVQIBADANBgkqhkiG9w0BAQEFAASCAT8wggE7AgEAAkEAq7BFUpkGp3+XQmVb',
-  'q/3kR+Yz9L0gPjvCq2cTLQIDAQABAkEAoz1m/cwzvXf9R0ZQH7Ryy7Kc3m6+lM==',
-  '-----END PRIVATE KEY-----',
-].join('\n');
 
 /** `input` cut into writes of `size` bytes. */
 function cutEvery(input: string, size: number): Buffer[] {
