@@ -5,8 +5,12 @@
  * requests are counted at the service: a fault that hits a route counts every request to it.
  */
 import type { ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readdirSync } from 'node:fs';
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import { type AddressInfo, connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
@@ -15,7 +19,7 @@ import {
   PermissionDeniedError,
   SecretsVault,
 } from '../../src/index.js';
-import { nodeRunning, useCommand } from './harness.js';
+import { finished, launch, nodeRunning, useCommand } from './harness.js';
 
 const command = useCommand();
 const { mock } = command;
@@ -119,6 +123,58 @@ beforeEach(async () => {
   await operator.secrets.create(vault.id, { name: 'db', value: { password: 'pw-from-the-vault' } });
   await operator.secrets.create(vault.id, { name: 'api', value: { key: 'k-from-the-vault' } });
   vaultId = vault.id;
+});
+
+describe.runIf(ONCE)('secrets-vault agent, what it leaves behind', () => {
+  it('prints and writes no token, nor its digest, through hits, verdicts and an outage; a signal to its whole group ends it', async () => {
+    // A folder of its own as its working folder, home and temporary folder: what it wrote is there.
+    const folder = mkdtempSync(join(tmpdir(), 'secrets-vault-agent-'));
+    const child = launch(command.cli, ['agent', '--listen', '127.0.0.1:0', '--ttl', '0'], {
+      cwd: folder,
+      env: {
+        PATH: process.env.PATH,
+        HOME: folder,
+        TMPDIR: folder,
+        SECRETS_VAULT_BASE_URL: command.served.url,
+        SECRETS_VAULT_LOG: 'debug',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      // A group of its own, as a CI runner's job: the signal below goes to the whole group.
+      detached: true,
+    });
+    children.push(child);
+    const output = finished(child);
+    const url = await new Promise<string>((resolve) => {
+      let seen = '';
+      child.stdout?.on('data', (chunk) => {
+        seen += chunk;
+        const match = /^SECRETS_VAULT_BASE_URL=(\S+)\n/.exec(seen);
+        if (match?.[1] !== undefined) resolve(match[1]);
+      });
+    });
+    expect(servedAs(await send(valuesUrl(url, vaultId), owner))).toBe('miss');
+    expect(servedAs(await send(valuesUrl(url, vaultId), owner))).toBe('miss');
+    expect((await send(valuesUrl(url, vaultId), REFUSED_TOKEN)).status).toBe(401);
+    const outage = mock.faults.inject({ path: VALUES_ROUTE }, { kind: 'status', status: 503 });
+    expect(servedAs(await send(valuesUrl(url, vaultId), owner))).toBe('stale');
+    outage.clear();
+    expect((await send(`${url}/v1/vaults`, owner)).status).toBe(200);
+
+    process.kill(-(child.pid ?? 0), 'SIGTERM');
+    const { code, stdout, stderr } = await output;
+    expect(code).toBe(0);
+    expect(stderr).toContain('the service is unavailable');
+    for (const token of [owner, REFUSED_TOKEN]) {
+      const digest = createHash('sha256').update(token).digest();
+      for (const form of [token, digest.toString('hex'), digest.toString('base64')]) {
+        expect(stdout).not.toContain(form);
+        expect(stderr).not.toContain(form);
+      }
+    }
+    expect(stdout).not.toContain('pw-from');
+    expect(stderr).not.toContain('pw-from');
+    expect(readdirSync(folder)).toEqual([]);
+  });
 });
 
 describe('secrets-vault agent, in front of the service', () => {
