@@ -1,6 +1,8 @@
 /**
  * The ideal client model the fleet benchmark measures the SDK against: a plain `fetch` loop
- * that never gives up except on a verdict, with exactly the retry curve the SDK documents.
+ * that never gives up except on a verdict, with the textbook retry curve (exponential backoff,
+ * full jitter, the SDK's base and caps). The SDK's own spreads wider after a throttling answer
+ * (from max(1 s, 2 × RA)) and, in startup mode, draws within what is left of its wait.
  * It is a model, not a product: no per-call deadline, no retry budget, no body validation. It
  * shows what the documented policy costs and achieves on its own, so the SDK's figures can be
  * read against it (the SDK should come up as well, with about as many attempts).

@@ -170,7 +170,17 @@ export interface SimVerdict {
   readonly scenario: string;
   readonly target: string;
   readonly pass: boolean;
+  /**
+   * False when no client could meet the target in this scenario (the service cannot answer
+   * every job before the deadline): reported, not counted.
+   */
+  readonly judged: boolean;
   readonly measured: string;
+}
+
+/** How a verdict reads in a report: PASS, FAIL, or n/a for one not judged. */
+export function verdictText(verdict: SimVerdict): string {
+  return verdict.judged ? (verdict.pass ? 'PASS' : 'FAIL') : 'n/a';
 }
 
 /** Most a 100 ms bucket may carry after a recovery or a Retry-After, as a multiple of the mean. */
@@ -188,10 +198,11 @@ export function verdictsOf(
   sdk: SimFigures,
   ideal: SimFigures,
 ): SimVerdict[] {
-  const of = (target: string, pass: boolean, measured: string): SimVerdict => ({
+  const of = (target: string, pass: boolean, measured: string, judged = true): SimVerdict => ({
     scenario: scenario.id,
     target,
     pass,
+    judged,
     measured,
   });
   if (scenario.verdict) {
@@ -217,8 +228,9 @@ export function verdictsOf(
         (scenario.recoveryMs ? `, ${seconds(sdk.lastUpAfterRecovery)} after the recovery` : '') +
         ` (wait ${scenario.waitMs / 1000} s)` +
         (servable < sdk.jobs
-          ? `; the service can answer at most ${servable} requests between the recovery and the end of the wait`
+          ? `; not judged: the service can answer at most ${servable} requests between the recovery and the end of the wait, so no client can bring every job up within it`
           : ''),
+      servable >= sdk.jobs,
     ),
     of(
       `attempts per job ≤ ${ATTEMPTS_LIMIT} × the ideal's`,

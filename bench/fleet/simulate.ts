@@ -23,6 +23,7 @@ import {
   type SimVerdict,
   SPREAD_LIMIT,
   verdictsOf,
+  verdictText,
 } from './sim-figures.ts';
 import { BUCKET_MS, type ClientKind, type FleetRun, simulateFleet } from './sim-fleet.ts';
 import {
@@ -81,7 +82,7 @@ for (const jobs of SIZES) {
     });
     log(
       `${jobsText(jobs)} jobs, ${scenario.id}: ${sdk.figures.events + ideal.figures.events} events in ${((sdk.figures.computeMs + ideal.figures.computeMs) / 1000).toFixed(1)} s; ` +
-        `${verdicts.filter((verdict) => verdict.pass).length} of ${verdicts.length} targets met`,
+        `${verdicts.filter((verdict) => verdict.judged && verdict.pass).length} of ${verdicts.filter((verdict) => verdict.judged).length} targets met`,
     );
   }
 }
@@ -161,7 +162,7 @@ function targetLines(): string[] {
       const verdict = results
         .find((result) => result.jobs === jobs && result.scenario.id === scenario)
         ?.verdicts.find((candidate) => candidate.target === target);
-      return verdict === undefined ? '—' : verdict.pass ? 'PASS' : 'FAIL';
+      return verdict === undefined ? '—' : verdictText(verdict);
     }),
   ]);
   return markdownTable(
@@ -174,7 +175,9 @@ function targetLines(): string[] {
 const allVerdicts = results.flatMap((result) =>
   result.verdicts.map((verdict) => ({ ...verdict, jobs: result.jobs })),
 );
-const passed = allVerdicts.filter((verdict) => verdict.pass).length;
+const judged = allVerdicts.filter((verdict) => verdict.judged);
+const passed = judged.filter((verdict) => verdict.pass).length;
+const notJudged = allVerdicts.length - judged.length;
 const date = new Date().toISOString();
 const seconds = (performance.now() - started) / 1000;
 const cpuModel = os.cpus()[0]?.model.trim() ?? 'unknown';
@@ -197,13 +200,14 @@ const report = [
       '',
     ];
   }),
-  `Targets (the SDK's): ${passed} of ${allVerdicts.length} met.`,
+  `Targets (the SDK's): ${passed} of ${judged.length} met` +
+    (notJudged > 0 ? `; ${notJudged} not judged (no client could meet them).` : '.'),
   '',
   ...targetLines(),
   '',
   ...allVerdicts.map(
     (verdict) =>
-      `- ${verdict.pass ? 'PASS' : 'FAIL'} · ${jobsText(verdict.jobs)} jobs · ${verdict.scenario}: ${verdict.target} — ${verdict.measured}`,
+      `- ${verdictText(verdict)} · ${jobsText(verdict.jobs)} jobs · ${verdict.scenario}: ${verdict.target} — ${verdict.measured}`,
   ),
   '',
   `${MODE} mode, seed ${SEED}, ${date.slice(0, 10)}, ${machine}, ${seconds.toFixed(1)} s in all.`,

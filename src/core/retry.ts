@@ -21,9 +21,11 @@ const BACKOFF_BASE_MS = 500;
 const THROTTLE_BASE_MS = 1_000;
 const BACKOFF_CAP_MS = 8_000;
 
-// The last attempt of a startup wait starts at least this long before the deadline, so that it is
-// sent rather than timed out at once.
-const LAST_ATTEMPT_MARGIN_MS = 5;
+// Every attempt of a startup wait starts at least this long before the deadline: room for an
+// answer, so that the last attempt is one the service can still answer rather than one cut at once.
+const LAST_ATTEMPT_MARGIN_MS = 250;
+// The stretch before that margin in which the last attempt of a startup wait falls.
+const LAST_STRETCH_MS = 1_000;
 
 /** Longest `Retry-After` the SDK waits for; a longer one fails the call at once. */
 export const MAX_RETRY_AFTER_MS = 60_000;
@@ -155,50 +157,48 @@ export function startRetries(
   // Throttling answers (a 429, or a `Retry-After`) so far in this call: each widens the next one's
   // spread.
   let throttled = 0;
-  // Whether the startup wait's last retry, drawn within the deadline's last half second, was taken.
-  let lastRetryTaken = false;
   return {
     next(error, request, attempts) {
       if (!isRetryable(error, request)) return undefined;
       const retryAfter =
         error instanceof APIError ? parseRetryAfter(error.headers.get('retry-after')) : null;
+      const floor = (retryAfter ?? 0) * 1000;
+      // What is left of a startup wait for the next attempt to start in (see the margin).
+      const left = startedAt + policy.wait - now() - LAST_ATTEMPT_MARGIN_MS;
       // The wait: the Retry-After (a floor, never a rendezvous: 0 without one) plus a draw of full
       // jitter (AWS "full jitter": random between 0 and min(cap, base × 2^(n−1))), capped at 8 s.
       // After a connection failure, a timeout or a plain 5xx, n is this retry's number and the
       // base 0.5 s. After a throttling answer (a 429, or any with a Retry-After), n counts such
-      // answers in the call and the base is 1 s or the Retry-After, whichever is longer: a fleet
-      // told to come back in a second comes back spread over the following seconds, further
-      // apart the more often it is told.
-      const floor = (retryAfter ?? 0) * 1000;
-      let delay =
+      // answers in the call and the base is 1 s or twice the Retry-After, whichever is longer: a
+      // fleet told to come back in R seconds comes back spread over the 2R seconds after them, at
+      // half the rate it was turned away at, and further apart the more often it is told. In
+      // startup mode the draw is also cut to what is left of the wait: a fleet started together
+      // shares one deadline, and the jobs whose draw would overshoot it then come back spread
+      // over the time left, not bunched at its end.
+      const delay =
         floor +
         Math.random() *
           Math.min(
             BACKOFF_CAP_MS,
             retryAfter !== null || (error as APIError).status === 429
-              ? Math.max(THROTTLE_BASE_MS, floor) * 2 ** throttled++
+              ? Math.max(THROTTLE_BASE_MS, 2 * floor) * 2 ** throttled++
               : BACKOFF_BASE_MS * 2 ** (attempts - 1),
+            policy.wait > 0 ? left - floor : BACKOFF_CAP_MS,
           );
       const afterTimeout = error instanceof APITimeoutError;
       if (policy.wait > 0) {
         // Startup mode: the deadline, not a count, ends the retries, and the call ends at it
-        // (the attempt in flight is cut there: see `deadlineOf`). A wait that would overshoot it
-        // is shortened to end within the deadline's last half second, at a random point so that
-        // a fleet started together does not come back at one instant, for one last attempt; a
-        // job whose service stays down thus fails about when its wait is over, not up to 8 s
-        // early.
-        const left = startedAt + policy.wait - now();
-        if (lastRetryTaken || left <= LAST_ATTEMPT_MARGIN_MS) return undefined;
-        // Told to come back after the deadline: no retry fits, but ending now would have the job
-        // (and its supervisor's restart) ask again at once. The job waits out its deadline.
-        if (left - floor <= LAST_ATTEMPT_MARGIN_MS) {
+        // (the attempt in flight is cut there: see `deadlineOf`).
+        // Cut ever shorter, the draws would crowd each job's attempts into the deadline's last
+        // instants: once less than a stretch of the wait (a second, a quarter of a short wait) is
+        // left, the job makes no more attempts. Its last one thus falls at a random point of that
+        // stretch, a fleet's spread over it, and the job waits out the rest: it ends at its
+        // deadline, with the last answer. Told by a Retry-After to come back after the deadline,
+        // it waits it out just the same: ending at once would have it (and its supervisor's
+        // restart) ask again at once.
+        if (left - floor < Math.min(LAST_STRETCH_MS, policy.wait / 4)) {
           this.last = true;
-          return left;
-        }
-        if (delay >= left - LAST_ATTEMPT_MARGIN_MS) {
-          const spread = Math.min(left - LAST_ATTEMPT_MARGIN_MS - floor, BACKOFF_BASE_MS);
-          delay = left - LAST_ATTEMPT_MARGIN_MS - Math.random() * spread;
-          lastRetryTaken = true;
+          return left + LAST_ATTEMPT_MARGIN_MS;
         }
         // Spent when the budget has it, so the client's other calls see the trouble, but never
         // refused: these retries are already paced by the capped backoff and end at the deadline.

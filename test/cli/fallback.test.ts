@@ -150,7 +150,7 @@ describe('a snapshot is bound to the service it was saved from', () => {
     const other = await command.run(runPrinting(), { ...withKey(), ...fromEnv(), ...dead() });
     expect(other.code).toBe(1);
     expect(other.stdout).toBe('');
-    // The last attempt starts within the wait's last half second: on a loaded machine even a
+    // The last attempt starts late in the wait (at most 250 ms before it ends): on a loaded machine even a
     // refused connection can outlast the wait, and the outage then ends in a timeout.
     expectOneLine(
       other,
