@@ -16,6 +16,7 @@ import {
   type ProxyCounts,
   type ServiceReady,
   type ServiceReply,
+  type Stall,
   type WorkerMessage,
   type WorkerPlan,
 } from './protocol.ts';
@@ -144,6 +145,10 @@ export interface FleetOutcome {
   readonly lateMs: number;
   /** The largest peak resident memory of one worker, in MB. */
   readonly workerMaxRssMb: number;
+  /** The longest any worker's event loop was held up while its jobs ran, in ms. */
+  readonly workerMaxLoopDelayMs: number;
+  /** Every worker's event-loop stalls, see {@link watchStalls}. */
+  readonly workerStalls: readonly Stall[];
 }
 
 /** The fleet's job ids: job-0001, job-0002, … */
@@ -201,7 +206,17 @@ export async function runFleet(run: FleetRun): Promise<FleetOutcome> {
     const results = reported.flatMap((message) => message.results);
     const wallMs = epochNow() - startAt;
     const workerMaxRssMb = Math.max(...reported.map((message) => message.maxRssMb));
-    return { startAt, results, wallMs, lateMs, workerMaxRssMb };
+    const workerMaxLoopDelayMs = Math.max(...reported.map((message) => message.maxLoopDelayMs));
+    const workerStalls = reported.flatMap((message) => message.stalls);
+    return {
+      startAt,
+      results,
+      wallMs,
+      lateMs,
+      workerMaxRssMb,
+      workerMaxLoopDelayMs,
+      workerStalls,
+    };
   } finally {
     await Promise.all(children.map(stopChild));
   }

@@ -10,16 +10,58 @@ export function epochNow(): number {
   return performance.timeOrigin + performance.now();
 }
 
+/** A stall of a process's event loop: [epoch ms when it ended, ms the loop was held up]. */
+export type Stall = readonly [number, number];
+
+/**
+ * Watches the event loop of this process: a 10 ms interval timer, and every time it fires more
+ * than `minMs` late, a {@link Stall}. A stall delays whatever the process would have done
+ * during it (a worker's retries, the proxy's stamping of arrivals) and bunches it after it.
+ */
+export function watchStalls(minMs = 20): { stalls: () => Stall[]; reset: () => void } {
+  const period = 10;
+  let stalls: Stall[] = [];
+  let last = epochNow();
+  const timer = setInterval(() => {
+    const now = epochNow();
+    const late = now - last - period;
+    if (late > minMs) stalls.push([now, Math.round(late)]);
+    last = now;
+  }, period);
+  timer.unref();
+  return {
+    stalls: () => stalls,
+    reset: () => {
+      stalls = [];
+    },
+  };
+}
+
 /** What the fault proxy does to the traffic of one scenario, from its start instant. */
 export type Fault =
   | { readonly kind: 'none' }
   /** Every connection is reset as it arrives, for `seconds` from the start instant. */
   | { readonly kind: 'outage'; readonly seconds: number }
-  /** Each request is answered 503 with probability `rate`, else forwarded. */
-  | { readonly kind: 'random503'; readonly rate: number }
+  /**
+   * A flapping service: every connection reset for `downSeconds` from the start instant, then
+   * forwarded for `upSeconds`, `cycles` times over; forwarded for good afterwards.
+   */
+  | {
+      readonly kind: 'flapping';
+      readonly downSeconds: number;
+      readonly upSeconds: number;
+      readonly cycles: number;
+    }
+  /**
+   * Each request is answered 503 (no `Retry-After`) with probability `rate`, else forwarded;
+   * with `seconds`, only for that long from the start instant (a brownout), then forwarded.
+   */
+  | { readonly kind: 'random503'; readonly rate: number; readonly seconds?: number }
   /**
    * At most `capacity` requests in flight upstream, each held `serviceMs` first; any request
-   * beyond that is answered 429 with `Retry-After: retryAfter` at once.
+   * beyond that is answered 429 with `Retry-After: retryAfter` at once. The overloaded service
+   * and the lockstep trap (a small service a fleet is released into at one instant) are both
+   * this fault, with their own capacity, service time and `Retry-After`.
    */
   | {
       readonly kind: 'overload';
@@ -80,10 +122,23 @@ export interface ProxyCounts {
   readonly perJob: Readonly<Record<string, number>>;
   /** Every HTTP request that named its job: [ms since the start instant, job id], in order. */
   readonly timeline: readonly (readonly [number, string])[];
+  /**
+   * Attempts (HTTP requests plus connections reset) per 100 ms bucket from the start instant:
+   * index i counts those that reached the proxy in [i × 100, (i + 1) × 100) ms after it.
+   */
+  readonly attemptsPer100Ms: readonly number[];
   /** The most HTTP requests in any 1-second window. */
   readonly peakRequestsPerSecond: number;
   /** The most connection attempts (HTTP requests plus refused connections) in any 1-second window. */
   readonly peakAttemptsPerSecond: number;
+  /**
+   * The longest the service process's event loop was held up during the scenario, in ms: the
+   * proxy stamps an attempt when it handles it, so a stall bunches the attempts that arrived
+   * during it into the bucket after it.
+   */
+  readonly maxLoopDelayMs: number;
+  /** The service's event-loop stalls during the scenario, see {@link watchStalls}. */
+  readonly stalls: readonly Stall[];
   /** The service process's peak resident memory so far (mock and proxy), in MB. */
   readonly maxRssMb: number;
 }
@@ -130,6 +185,8 @@ export interface JobResult {
    * each attempt once, as it sends it); for the ideal model, its own count.
    */
   readonly attempts: number;
+  /** Ms from the start instant at which the client started each of those attempts. */
+  readonly sentAt: readonly number[];
 }
 
 /** Worker → harness messages. */
@@ -137,9 +194,15 @@ export type WorkerMessage =
   | { readonly type: 'ready' }
   /** The clients are built; `late` is how many ms after the start instant that was (0 = in time). */
   | { readonly type: 'armed'; readonly late: number }
-  /** Every job's outcome, and the worker's peak resident memory in MB. */
+  /**
+   * Every job's outcome, the worker's peak resident memory in MB, and the longest its event
+   * loop was held up from the start instant on, in ms.
+   */
   | {
       readonly type: 'results';
       readonly results: readonly JobResult[];
       readonly maxRssMb: number;
+      readonly maxLoopDelayMs: number;
+      /** The worker's event-loop stalls from the start instant on, see {@link watchStalls}. */
+      readonly stalls: readonly Stall[];
     };

@@ -7,7 +7,8 @@ import { formatNumber } from '../lib.ts';
 import type { CommandRun } from './command.ts';
 import type { FleetFigures } from './figures.ts';
 import { ATTEMPT_TIMEOUT_MS } from './ideal.ts';
-import { type Scenario, sdkSettings, type Verdict } from './scenarios.ts';
+import { type Scenario, SPREAD_LIMIT, sdkSettings, spreadText, type Verdict } from './scenarios.ts';
+import { SPREAD_MIN_MEAN, type Spread } from './spread.ts';
 
 /** A target of the command part, with the runs it was measured on. */
 export interface CommandVerdict extends Verdict {
@@ -83,6 +84,52 @@ export function settingsLines(scenarios: readonly Scenario[]): string[] {
   ];
 }
 
+/**
+ * The herd cell: the busiest 100 ms over the mean of the worst window, and when the window
+ * starts; marked when no window was busy enough to judge.
+ */
+function herdCell(spread: Spread | null): string {
+  if (spread === null) return '—';
+  const at = `${formatNumber(spread.atMs / 1000, spread.atMs % 1000 === 0 ? 0 : 1)} s`;
+  return `${spread.ratio.toFixed(2)} (${at}${spread.judged ? '' : ', n/j'})`;
+}
+
+/**
+ * One line per scenario and client with herd checks: every window's busiest 100 ms against its
+ * mean, for the table's Herd column (which shows only the worst).
+ */
+export function spreadLines(figures: readonly FleetFigures[]): string[] {
+  const lines = figures
+    .filter((figure) => figure.spreads.length > 0)
+    .map((figure) => {
+      const windows = figure.spreads.map((spread, index) => {
+        const sent = figure.sentSpreads[index]?.ratio.toFixed(2) ?? '—';
+        const stalls = figure.windowStalls[index];
+        // Where every job sends one HTTP request (an outage: the rest are resets), no retries.
+        const retry = figure.retrySpreads[index];
+        const sentRetry = figure.sentRetrySpreads[index]?.ratio.toFixed(2) ?? '—';
+        const retries =
+          retry && retry.mean > 0
+            ? `; retries only ${retry.ratio.toFixed(2)} ×, as sent ${sentRetry} ×`
+            : '';
+        return `${spreadText(spread)}${spread.judged ? '' : ', not judged'}; as the clients sent them ${sent} ×${retries}; event loop held up at most ${stalls?.serviceMs ?? '—'} ms in the service and ${stalls?.workerMs ?? '—'} ms in a worker during the window`;
+      });
+      const firsts = figure.firstRequests;
+      const arrived =
+        firsts === null
+          ? ''
+          : ` (first requests at the proxy from ${secondsCell(firsts.first)} to ${secondsCell(firsts.last)} s after the start instant)`;
+      return `- ${figure.scenario}, ${figure.kind}${arrived}: ${windows.join('; ')}`;
+    });
+  return lines.length === 0
+    ? []
+    : [
+        `Attempts reaching the proxy (requests and reset connections) per 100 ms after each recovery or Retry-After: the busiest 100 ms against the mean of the window's active part (the target: at most ${SPREAD_LIMIT} ×; a window whose mean is under ${SPREAD_MIN_MEAN} is not judged, n/j in the table):`,
+        '',
+        ...lines,
+      ];
+}
+
 /** The table of every scenario's figures, SDK and ideal model side by side. */
 export function figuresTable(figures: readonly FleetFigures[]): string[] {
   const header = [
@@ -99,6 +146,7 @@ export function figuresTable(figures: readonly FleetFigures[]): string[] {
     'Requests/job',
     'Peak req/s',
     'Peak conn/s',
+    'Herd × (after s)',
     'Wall s',
   ];
   const rows = figures.map((figure) => [
@@ -115,16 +163,20 @@ export function figuresTable(figures: readonly FleetFigures[]): string[] {
     formatNumber(figure.requestsPerJob, 2),
     String(figure.peakRequestsPerSecond),
     String(figure.peakAttemptsPerSecond),
+    herdCell(figure.worstSpread),
     secondsCell(figure.wallMs),
   ]);
   return markdownTable(header, rows, 3);
 }
 
-/** One line per target: PASS or FAIL, the scenario, the target and what was measured. */
+/**
+ * One line per target: PASS, FAIL or n/a (not judged), the scenario, the target and what was
+ * measured.
+ */
 export function verdictLines(verdicts: readonly (Verdict & { scenario: string })[]): string[] {
   return verdicts.map(
     (verdict) =>
-      `- ${verdict.pass ? 'PASS' : 'FAIL'} · ${verdict.scenario}: ${verdict.target} — ${verdict.measured}`,
+      `- ${verdict.judged === false ? 'n/a' : verdict.pass ? 'PASS' : 'FAIL'} · ${verdict.scenario}: ${verdict.target} — ${verdict.measured}`,
   );
 }
 

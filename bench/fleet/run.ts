@@ -39,7 +39,7 @@ import { type CommandRun, type CommandTarget, deadPort, runCommand } from './com
 import { type FleetFigures, figuresOf } from './figures.ts';
 import { cleanEnv, runFleet, type Service, startService, WORKERS } from './processes.ts';
 import { epochNow, type JobKind } from './protocol.ts';
-import { errorLines, figuresTable, settingsLines, verdictLines } from './report.ts';
+import { errorLines, figuresTable, settingsLines, spreadLines, verdictLines } from './report.ts';
 import {
   type CacheResults,
   cacheVerdicts,
@@ -51,6 +51,7 @@ import {
   watchVerdicts,
 } from './rotation.ts';
 import { FULL_PLAN, type Plan, SHORT_PLAN, sdkSettings, type Verdict } from './scenarios.ts';
+import { SPREAD_MIN_MEAN, type Spread } from './spread.ts';
 
 const SHORT = process.argv.includes('--short');
 const MODE = SHORT ? 'short' : 'full';
@@ -103,6 +104,12 @@ const cpus = os.availableParallelism();
 const loadAtStart = os.loadavg()[0] ?? 0;
 const log = (message: string) => console.error(`[fleet ${MODE}] ${message}`);
 const round = (value: number | null) => (value === null ? null : Math.round(value * 100) / 100);
+const roundSpread = (spread: Spread) => ({
+  ...spread,
+  mean: round(spread.mean),
+  ratio: round(spread.ratio),
+  wholeWindowRatio: round(spread.wholeWindowRatio),
+});
 
 type ScenarioVerdict = Verdict & { readonly scenario: string };
 
@@ -131,7 +138,16 @@ async function measureScenarios(service: Service): Promise<FleetFigures[]> {
         capMs: scenario.capMs,
         beforeStart: (startAt) => service.configure(scenario.fault, startAt),
       });
-      const figure = figuresOf(scenario.id, kind, outcome, await service.counts());
+      const counts = await service.counts();
+      const figure = figuresOf(scenario.id, kind, outcome, counts, scenario.spreadChecks);
+      if (scenario.spreadChecks.length > 0) {
+        // The arrivals per 100 ms up to the end of the last window, on stderr only: what the
+        // herd figure was computed from, for a reader who wants to see the wave.
+        const end = Math.max(...scenario.spreadChecks.map(({ atMs, windowMs }) => atMs + windowMs));
+        log(
+          `  attempts per 100 ms from the start instant: ${counts.attemptsPer100Ms.slice(0, end / 100).join(' ')}`,
+        );
+      }
       if (kind === 'sdk' && figure.transport !== 'node:http') {
         log(`  warning: the SDK's requests were sent by ${figure.transport}, not node:http`);
       }
@@ -148,6 +164,34 @@ async function measureScenarios(service: Service): Promise<FleetFigures[]> {
       log(
         `  ${formatNumber(figure.upPercent, 1)}% up, ${formatNumber(figure.attemptsPerJob, 2)} attempts per job, ${(figure.wallMs / 1000).toFixed(1)} s; peak memory ${figure.workerMaxRssMb} MB per worker, ${figure.proxy.maxRssMb} MB service`,
       );
+      figure.spreads.forEach((spread, index) => {
+        const sent = figure.sentSpreads[index];
+        const stalls = figure.windowStalls[index];
+        const retries = figure.retrySpreads[index];
+        const sentRetries = figure.sentRetrySpreads[index];
+        log(
+          `  herd after ${spread.what}: busiest ${spread.busiest} vs mean ${spread.mean.toFixed(1)} per 100 ms (${spread.ratio.toFixed(2)} ×${spread.judged ? '' : ', not judged'}); as the clients sent them ${sent?.ratio.toFixed(2)} ×; retries only ${retries?.ratio.toFixed(2)} × (busiest ${retries?.busiest} vs mean ${retries?.mean.toFixed(1)}), as sent ${sentRetries?.ratio.toFixed(2)} ×; longest stall in the window ${stalls?.serviceMs} ms in the service, ${stalls?.workerMs} ms in a worker`,
+        );
+      });
+      if (figure.firstRequests !== null) {
+        const { first, p50, last } = figure.firstRequests;
+        log(
+          `  first requests reached the proxy from ${(first / 1000).toFixed(2)} s to ${(last / 1000).toFixed(2)} s after the start instant (median ${(p50 / 1000).toFixed(2)} s)`,
+        );
+      }
+      if (figure.spreads.length > 0) {
+        const long = (stalls: readonly (readonly [number, number])[]) =>
+          stalls
+            .filter(([, ms]) => ms >= 200)
+            .map(([end, ms]) => `${((end - ms - outcome.startAt) / 1000).toFixed(1)} s +${ms} ms`)
+            .join(', ') || 'none';
+        log(
+          `  stalls of 200 ms or more (start after the instant, length): service ${long(counts.stalls)}; workers ${long(outcome.workerStalls)}`,
+        );
+        log(
+          `  event loop held up at most ${figure.proxy.maxLoopDelayMs} ms in the service, ${figure.workerMaxLoopDelayMs} ms in a worker`,
+        );
+      }
       figures.push(figure);
     }
   }
@@ -280,7 +324,9 @@ const verdicts = [
 const seconds = (epochNow() - started) / 1000;
 const date = new Date().toISOString();
 const machine = `Node ${process.version}, ${cpus} CPUs (${os.cpus()[0]?.model.trim() ?? 'unknown'}), ${process.platform} ${process.arch}, load ${loadAtStart.toFixed(2)} at start`;
-const passed = verdicts.filter((verdict) => verdict.pass).length;
+const judgedVerdicts = verdicts.filter((verdict) => verdict.judged !== false);
+const passed = judgedVerdicts.filter((verdict) => verdict.pass).length;
+const notJudged = verdicts.length - judgedVerdicts.length;
 
 const report = [
   ...(figures.length > 0
@@ -292,6 +338,8 @@ const report = [
         'Jobs that did not come up, by error:',
         '',
         ...(errorLines(figures).length > 0 ? errorLines(figures) : ['- none']),
+        '',
+        ...spreadLines(figures),
         '',
       ]
     : []),
@@ -315,7 +363,7 @@ const report = [
         '',
       ]
     : []),
-  `Targets (the SDK, with the settings above): ${passed} of ${verdicts.length} met.`,
+  `Targets (the SDK, with the settings above): ${passed} of ${judgedVerdicts.length} met${notJudged > 0 ? `; ${notJudged} not judged (n/a: no window after a recovery or Retry-After carried a mean of ${SPREAD_MIN_MEAN} attempts per 100 ms)` : ''}.`,
   '',
   ...verdictLines(verdicts),
   '',
@@ -346,7 +394,7 @@ const results = {
   cpuModel: os.cpus()[0]?.model.trim() ?? 'unknown',
   workers: WORKERS,
   loadAverage: { atStart: round(loadAtStart), atEnd: round(os.loadavg()[0] ?? 0) },
-  scenarios: PLAN.scenarios.map(({ id, label, jobs, fault, env, capMs }) => ({
+  scenarios: PLAN.scenarios.map(({ id, label, jobs, fault, env, capMs, spreadChecks }) => ({
     id,
     label,
     jobs,
@@ -354,6 +402,7 @@ const results = {
     env,
     sdkSettings: sdkSettings(env),
     capMs,
+    spreadChecks,
     figures: figures
       .filter((figure) => figure.scenario === id)
       .map((figure) => ({
@@ -367,6 +416,11 @@ const results = {
         requestsPerJob: round(figure.requestsPerJob),
         wallMs: round(figure.wallMs),
         lateMs: round(figure.lateMs),
+        spreads: figure.spreads.map(roundSpread),
+        sentSpreads: figure.sentSpreads.map(roundSpread),
+        retrySpreads: figure.retrySpreads.map(roundSpread),
+        sentRetrySpreads: figure.sentRetrySpreads.map(roundSpread),
+        worstSpread: figure.worstSpread === null ? null : roundSpread(figure.worstSpread),
       })),
   })),
   command: {

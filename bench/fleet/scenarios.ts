@@ -6,12 +6,19 @@
 import type { FleetFigures } from './figures.ts';
 import type { Fault } from './protocol.ts';
 import type { RotationPlan } from './rotation.ts';
+import { SPREAD_MIN_MEAN, type Spread, type SpreadCheck } from './spread.ts';
 
 /** One target: whether the SDK met it, and what was measured. */
 export interface Verdict {
   readonly pass: boolean;
   readonly target: string;
   readonly measured: string;
+  /**
+   * False when the run could not judge the target (the herd target when no window after a
+   * recovery carried a mean of {@link SPREAD_MIN_MEAN} attempts per 100 ms): reported as n/a,
+   * not counted. Absent means judged.
+   */
+  readonly judged?: boolean;
 }
 
 /**
@@ -64,6 +71,11 @@ export interface Scenario {
   readonly env: Readonly<Record<string, string>>;
   /** Ms after the start instant at which unfinished jobs count as not up. */
   readonly capMs: number;
+  /**
+   * The instants after which the attempts reaching the proxy are checked for a herd: each
+   * recovery, or when the first `Retry-After` runs out; none where nothing recovers.
+   */
+  readonly spreadChecks: readonly SpreadCheck[];
   /** The targets, checked against the SDK's figures (and the ideal model's, for ratios). */
   readonly targets: (sdk: FleetFigures, ideal: FleetFigures) => Verdict[];
 }
@@ -99,6 +111,65 @@ export interface Plan {
 
 const seconds = (ms: number | null) => (ms === null ? '—' : `${(ms / 1000).toFixed(2)} s`);
 
+/** How long after a herd check's instant its window runs, at most (the simulation's too). */
+const SPREAD_WINDOW_MS = 10_000;
+/** Most a 100 ms bucket may carry after a recovery or a Retry-After, as a multiple of the mean. */
+export const SPREAD_LIMIT = 3;
+/** Most attempts per job the SDK may make, as a multiple of the ideal client's. */
+const ATTEMPTS_LIMIT = 1.25;
+
+const afterRecovery = (atMs: number, windowMs = SPREAD_WINDOW_MS): SpreadCheck => ({
+  atMs,
+  what: `recovery at ${atMs / 1000} s`,
+  windowMs,
+});
+
+const afterRetryAfter = (retryAfterSeconds: number): SpreadCheck => ({
+  atMs: retryAfterSeconds * 1000,
+  what: `the first Retry-After (${retryAfterSeconds} s) runs out`,
+  windowMs: SPREAD_WINDOW_MS,
+});
+
+/** One window's herd figure in words, as the simulation's report gives it. */
+export function spreadText(spread: Spread): string {
+  return `${spread.ratio.toFixed(2)} × after ${spread.what} (busiest ${spread.busiest} vs mean ${spread.mean.toFixed(1)} per 100 ms over ${(spread.activeMs / 1000).toFixed(1)} s; ${spread.wholeWindowRatio.toFixed(2)} × over the whole ${spread.windowMs / 1000} s)`;
+}
+
+/**
+ * The herd target: in every judged window (mean ≥ {@link SPREAD_MIN_MEAN} per 100 ms), the
+ * busiest 100 ms carries at most {@link SPREAD_LIMIT} × the mean; the ideal's figure beside it.
+ * Not judged when no window of the SDK's run was busy enough.
+ */
+function spreadVerdict(sdk: FleetFigures, ideal: FleetFigures): Verdict {
+  const judged = sdk.spreads.filter((spread) => spread.judged);
+  const skipped = sdk.spreads.length - judged.length;
+  const worst = sdk.worstSpread;
+  const idealWorst = ideal.worstSpread;
+  return {
+    pass: judged.every((spread) => spread.ratio <= SPREAD_LIMIT),
+    judged: judged.length > 0,
+    target: `busiest 100 ms ≤ ${SPREAD_LIMIT} × the mean, after each recovery or Retry-After`,
+    measured:
+      (worst === null
+        ? 'no window'
+        : worst.judged
+          ? spreadText(worst)
+          : `no window busy enough to judge (the busiest: ${spreadText(worst)})`) +
+      `; ideal ${idealWorst === null ? '—' : `${idealWorst.ratio.toFixed(2)} ×${idealWorst.judged ? '' : ' (not judged)'}`}` +
+      (skipped > 0 && judged.length > 0
+        ? `; ${skipped} of ${sdk.spreads.length} windows under ${SPREAD_MIN_MEAN} per 100 ms, not judged`
+        : ''),
+  };
+}
+
+function attemptsVerdict(sdk: FleetFigures, ideal: FleetFigures): Verdict {
+  return {
+    pass: sdk.attemptsPerJob <= ATTEMPTS_LIMIT * ideal.attemptsPerJob,
+    target: `attempts per job ≤ ${ATTEMPTS_LIMIT} × the ideal's`,
+    measured: `${sdk.attemptsPerJob.toFixed(2)} vs ideal ${ideal.attemptsPerJob.toFixed(2)} (≤ ${(ATTEMPTS_LIMIT * ideal.attemptsPerJob).toFixed(2)})`,
+  };
+}
+
 function allUp(sdk: FleetFigures): Verdict {
   return {
     pass: sdk.up === sdk.jobs,
@@ -132,14 +203,12 @@ function outage(
     fault: { kind: 'outage', seconds: outageSeconds },
     env,
     capMs: outageSeconds * 1000 + capSlackMs,
+    spreadChecks: [afterRecovery(outageSeconds * 1000)],
     targets: (sdk, ideal) => [
       allUp(sdk),
       maxReady(sdk, (outageSeconds + 10) * 1000),
-      {
-        pass: sdk.attemptsPerJob <= 1.25 * ideal.attemptsPerJob,
-        target: "attempts per job ≤ 1.25 × the ideal's",
-        measured: `${sdk.attemptsPerJob.toFixed(2)} vs ideal ${ideal.attemptsPerJob.toFixed(2)} (≤ ${(1.25 * ideal.attemptsPerJob).toFixed(2)})`,
-      },
+      attemptsVerdict(sdk, ideal),
+      spreadVerdict(sdk, ideal),
     ],
   };
 }
@@ -158,7 +227,12 @@ function longOutage(
     fault: { kind: 'outage', seconds: outageSeconds },
     env: { SECRETS_VAULT_WAIT: String(waitMs) },
     capMs: outageSeconds * 1000 + capSlackMs,
-    targets: (sdk) => [allUp(sdk), maxReady(sdk, (outageSeconds + 10) * 1000)],
+    spreadChecks: [afterRecovery(outageSeconds * 1000)],
+    targets: (sdk, ideal) => [
+      allUp(sdk),
+      maxReady(sdk, (outageSeconds + 10) * 1000),
+      spreadVerdict(sdk, ideal),
+    ],
   };
 }
 
@@ -170,6 +244,8 @@ function random503(jobs: number, capMs: number): Scenario {
     fault: { kind: 'random503', rate: 0.5 },
     env: {},
     capMs,
+    // Nothing recovers: the 503s run throughout, so there is no instant to check after.
+    spreadChecks: [],
     targets: (sdk) => [
       allUp(sdk),
       {
@@ -186,17 +262,34 @@ function random503(jobs: number, capMs: number): Scenario {
   };
 }
 
+/** A capacity-limited service: the overload fault's settings. */
+interface Capacity {
+  /** Requests in flight at most; one more is answered 429 at once. */
+  readonly capacity: number;
+  /** How long each accepted request is held before it is forwarded. */
+  readonly serviceMs: number;
+  /** The `Retry-After` (seconds) of the 429. */
+  readonly retryAfter: number;
+}
+
+const capacityLabel = ({ capacity, serviceMs, retryAfter }: Capacity) =>
+  `at most ${capacity} in flight (${serviceMs} ms each), 429 with Retry-After: ${retryAfter} beyond`;
+
+function capacityFault(service: Capacity): Fault {
+  return { kind: 'overload', ...service };
+}
+
 function overload(jobs: number, capacity: number, capMs: number): Scenario {
-  const retryAfter = 1;
-  const serviceMs = 200;
+  const service: Capacity = { capacity, serviceMs: 200, retryAfter: 1 };
   return {
     id: 'overload',
-    label: `at most ${capacity} in flight (${serviceMs} ms each), 429 with Retry-After: ${retryAfter} beyond`,
+    label: capacityLabel(service),
     jobs,
-    fault: { kind: 'overload', capacity, retryAfter, serviceMs },
+    fault: capacityFault(service),
     env: {},
     capMs,
-    targets: (sdk) => [
+    spreadChecks: [afterRetryAfter(service.retryAfter)],
+    targets: (sdk, ideal) => [
       allUp(sdk),
       maxReady(sdk, 25_000),
       {
@@ -204,7 +297,75 @@ function overload(jobs: number, capacity: number, capMs: number): Scenario {
         target: 'requests per job at the service ≤ 4',
         measured: `${sdk.requestsPerJob.toFixed(2)} requests per job`,
       },
+      spreadVerdict(sdk, ideal),
     ],
+  };
+}
+
+/**
+ * The lockstep trap: no fault, but a small capacity-limited service, and the whole fleet
+ * released into it at one instant; most of it is turned away with the same `Retry-After`.
+ */
+function lockstep(jobs: number, service: Capacity, capMs: number): Scenario {
+  return {
+    id: 'lockstep-429',
+    label: `all at one instant into a small service: ${capacityLabel(service)}`,
+    jobs,
+    fault: capacityFault(service),
+    env: {},
+    capMs,
+    spreadChecks: [afterRetryAfter(service.retryAfter)],
+    targets: (sdk, ideal) => [
+      allUp(sdk),
+      maxReady(sdk, 30_000),
+      attemptsVerdict(sdk, ideal),
+      spreadVerdict(sdk, ideal),
+    ],
+  };
+}
+
+/**
+ * A flapping service: connections reset for `downSeconds`, then forwarded for `upSeconds`,
+ * `cycles` times, then up for good. Each up spell is checked over itself, the last one over
+ * the full window.
+ */
+function flapping(
+  jobs: number,
+  downSeconds: number,
+  upSeconds: number,
+  cycles: number,
+  capMs: number,
+): Scenario {
+  const periodMs = (downSeconds + upSeconds) * 1000;
+  const spreadChecks = Array.from({ length: cycles }, (_, cycle) =>
+    afterRecovery(
+      cycle * periodMs + downSeconds * 1000,
+      cycle < cycles - 1 ? upSeconds * 1000 : SPREAD_WINDOW_MS,
+    ),
+  );
+  return {
+    id: 'flapping',
+    label: `every connection reset for ${downSeconds} s, then forwarded for ${upSeconds} s, ${cycles} times, then up`,
+    jobs,
+    fault: { kind: 'flapping', downSeconds, upSeconds, cycles },
+    env: {},
+    capMs,
+    spreadChecks,
+    targets: (sdk, ideal) => [allUp(sdk), attemptsVerdict(sdk, ideal), spreadVerdict(sdk, ideal)],
+  };
+}
+
+/** A brownout: a share of the requests answered 503 (no `Retry-After`) for a while. */
+function brownout(jobs: number, rate: number, brownoutSeconds: number, capMs: number): Scenario {
+  return {
+    id: 'brownout',
+    label: `${Math.round(rate * 100)} % of requests answered 503 (no Retry-After) for ${brownoutSeconds} s`,
+    jobs,
+    fault: { kind: 'random503', rate, seconds: brownoutSeconds },
+    env: {},
+    capMs,
+    spreadChecks: [afterRecovery(brownoutSeconds * 1000)],
+    targets: (sdk, ideal) => [allUp(sdk), attemptsVerdict(sdk, ideal), spreadVerdict(sdk, ideal)],
   };
 }
 
@@ -216,6 +377,7 @@ function unauthorized(jobs: number, capMs: number): Scenario {
     fault: { kind: 'unauthorized' },
     env: {},
     capMs,
+    spreadChecks: [],
     targets: (sdk) => [
       {
         pass: sdk.up === 0 && sdk.failureMax !== null && sdk.failureMax <= 2_000,
@@ -239,6 +401,10 @@ export const FULL_PLAN: Plan = {
     longOutage('outage-60s', 60, 200, 120_000, 150_000),
     random503(500, 150_000),
     overload(200, 20, 150_000),
+    // 2 000 jobs, the largest fleet this machine carries, into 2 000 requests a second.
+    lockstep(2_000, { capacity: 50, serviceMs: 100, retryAfter: 2 }, 150_000),
+    flapping(500, 3, 3, 3, 150_000),
+    brownout(500, 0.8, 10, 150_000),
     unauthorized(200, 150_000),
   ],
   command: { runs: 20, outageSeconds: 10, capMs: 10_000 + 60_000 },
@@ -263,6 +429,9 @@ export const SHORT_PLAN: Plan = {
     random503(20, 30_000),
     // 5 in flight, not 20: with 20 jobs a capacity of 20 would never shed anything.
     overload(20, 5, 30_000),
+    lockstep(20, { capacity: 5, serviceMs: 50, retryAfter: 2 }, 30_000),
+    flapping(20, 1, 1, 3, 30_000),
+    brownout(20, 0.8, 3, 30_000),
     unauthorized(20, 30_000),
   ],
   command: { runs: 3, outageSeconds: 2, capMs: 2_000 + 30_000 },

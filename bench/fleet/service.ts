@@ -2,9 +2,11 @@
  * The fleet benchmark's service, one child process forked by run.ts: the package's mock served
  * over HTTP on 127.0.0.1, seeded with one vault of a few secrets, and in front of it a fault
  * proxy (node:http, also on 127.0.0.1) that the jobs talk to. The proxy is what makes a
- * scenario: an outage that resets every connection, random 503s, an overloaded service that
- * sheds with 429 and Retry-After, or a refused token. It counts every request that reaches it,
- * so "requests per job" is what the service saw, not what the client believes it sent, and it
+ * scenario: an outage that resets every connection (once, or flapping: down and up in turns),
+ * random 503s (throughout, or a brownout for a while), a capacity-limited service that sheds
+ * with 429 and Retry-After (overload, and the lockstep trap), or a refused token. It counts
+ * every request that reaches it, so "requests per job" is what the service saw, not what the
+ * client believes it sent, and times every attempt (request or reset connection), and it
  * tells which sender sent each request (the SDK's node:http one or a `fetch`), so the report
  * shows the transport that was measured, not the one meant.
  *
@@ -35,6 +37,7 @@ import {
   type ServiceReady,
   type ServiceReply,
   type StatsRequest,
+  watchStalls,
 } from './protocol.ts';
 
 const JOB_HEADER = 'x-fleet-job';
@@ -91,11 +94,29 @@ let senders: Record<Sender, number> = { 'node:http': 0, fetch: 0 };
 let forwarded = 0;
 let answered: Record<string, number> = {};
 let inFlight = 0;
+// How long the proxy's event loop is held up: attempts arriving meanwhile are stamped after it.
+const loop = watchStalls();
 
 const agent = new Agent({ keepAlive: true, maxSockets: Number.POSITIVE_INFINITY });
 
+/** Whether connections are reset at epoch instant `at`: during an outage or a down spell. */
 function inOutage(at: number): boolean {
-  return fault.kind === 'outage' && at >= startAt && at < startAt + fault.seconds * 1000;
+  const since = at - startAt;
+  if (since < 0) return false;
+  if (fault.kind === 'outage') return since < fault.seconds * 1000;
+  if (fault.kind === 'flapping') {
+    const period = (fault.downSeconds + fault.upSeconds) * 1000;
+    return since < fault.cycles * period && since % period < fault.downSeconds * 1000;
+  }
+  return false;
+}
+
+/** Whether a brownout (random 503s) is on at epoch instant `at`; always, without `seconds`. */
+function inBrownout(at: number): boolean {
+  return (
+    fault.kind === 'random503' &&
+    (fault.seconds === undefined || at - startAt < fault.seconds * 1000)
+  );
 }
 
 /** Answers with the service's failure envelope, as the real service would. */
@@ -180,7 +201,7 @@ function handle(incoming: IncomingMessage, outgoing: ServerResponse): void {
   senders[FETCH_HEADER in incoming.headers ? 'fetch' : 'node:http'] += 1;
   switch (fault.kind) {
     case 'random503':
-      if (Math.random() < fault.rate) {
+      if (inBrownout(instant) && Math.random() < fault.rate) {
         incoming.resume();
         answer(outgoing, 503, 'unavailable', 'Service unavailable');
       } else forward(incoming, outgoing);
@@ -247,6 +268,18 @@ function peakWindow(times: readonly number[], width = 1000): number {
   return peak;
 }
 
+/** Attempts per 100 ms bucket from the start instant (any before it are left out). */
+function perBucket(times: readonly number[], width = 100): number[] {
+  const buckets: number[] = [];
+  for (const at of times) {
+    if (at < 0) continue;
+    const index = Math.floor(at / width);
+    while (buckets.length <= index) buckets.push(0);
+    buckets[index] = (buckets[index] ?? 0) + 1;
+  }
+  return buckets;
+}
+
 function counts(): ProxyCounts {
   return {
     requests: requestTimes.length,
@@ -256,8 +289,11 @@ function counts(): ProxyCounts {
     senders,
     perJob,
     timeline,
+    attemptsPer100Ms: perBucket([...requestTimes, ...refusedTimes]),
     peakRequestsPerSecond: peakWindow(requestTimes),
     peakAttemptsPerSecond: peakWindow([...requestTimes, ...refusedTimes]),
+    maxLoopDelayMs: Math.max(0, ...loop.stalls().map(([, ms]) => ms)),
+    stalls: loop.stalls(),
     // maxRSS is in kilobytes.
     maxRssMb: Math.round(process.resourceUsage().maxRSS / 1024),
   };
@@ -279,6 +315,7 @@ process.on('message', (raw) => {
     senders = { 'node:http': 0, fetch: 0 };
     forwarded = 0;
     answered = {};
+    loop.reset();
     // Connections of the previous scenario's clients carry nothing into this one.
     http.closeIdleConnections();
     reply({ type: 'configured' });
@@ -298,7 +335,11 @@ process.on('message', (raw) => {
   }
 });
 
-tcp.listen(0, '127.0.0.1', () => {
+// A fleet of 2 000 connects at one instant: with Node's default backlog (511) the kernel's
+// queue of unaccepted connections overflows, the SYNs it drops are sent again 1, 3, 7… s later,
+// and those late arrivals make a herd of their own at the proxy. The kernel caps the backlog at
+// net.core.somaxconn (4096 on the machine of the results).
+tcp.listen({ port: 0, host: '127.0.0.1', backlog: 4096 }, () => {
   const { port } = tcp.address() as AddressInfo;
   const ready: ServiceReady = {
     type: 'ready',

@@ -4,38 +4,9 @@
  * and the SDK's targets checked against the ideal client's figures of the same run.
  */
 import { quantile } from '../lib.ts';
-import { BUCKET_MS, type ClientKind, type FleetRun } from './sim-fleet.ts';
+import type { ClientKind, FleetRun } from './sim-fleet.ts';
 import type { SimScenario } from './sim-scenarios.ts';
-
-/**
- * The arrivals after one instant: the busiest 100 ms against the mean 100 ms of the window. The
- * window runs from the instant for `windowMs` (10 s, or up to the next fault); the mean is taken
- * over its active part, up to its last 100 ms with an arrival, since a fleet that is up sends
- * nothing and its silence would make any wave look like a spike.
- */
-export interface Spread {
-  readonly atMs: number;
-  readonly what: string;
-  readonly windowMs: number;
-  /** Attempts in the window's busiest 100 ms bucket. */
-  readonly busiest: number;
-  /** Ms from the instant to the end of the last 100 ms of the window with an arrival. */
-  readonly activeMs: number;
-  /** Attempts in the active part of the window, divided by its number of 100 ms buckets. */
-  readonly mean: number;
-  /** busiest / mean (0 when nothing arrived). */
-  readonly ratio: number;
-  /** The same over the whole window, silence included (the mean of all its buckets). */
-  readonly wholeWindowRatio: number;
-  /**
-   * Whether the ratio is judged: only with a mean of at least {@link SPREAD_MIN_MEAN} a bucket;
-   * below it, chance alone makes a bucket of three times the mean, and no herd is that small.
-   */
-  readonly judged: boolean;
-}
-
-/** The least mean per 100 ms at which a window's spread is judged. */
-export const SPREAD_MIN_MEAN = 5;
+import { BUCKET_MS, SPREAD_MIN_MEAN, type Spread, spreadAfter, worstSpread } from './spread.ts';
 
 /** One client's figures in one scenario. */
 export interface SimFigures {
@@ -77,34 +48,6 @@ const largest = (values: ArrayLike<number>) => {
 };
 const smallest = (values: ArrayLike<number>) => -largest(Array.from(values, (value) => -value));
 
-function spreadAfter(
-  arrivals: Int32Array,
-  check: { atMs: number; what: string; windowMs: number },
-): Spread {
-  const first = Math.floor(check.atMs / BUCKET_MS);
-  const buckets = Math.max(1, Math.round(check.windowMs / BUCKET_MS));
-  let busiest = 0;
-  let total = 0;
-  let active = 0;
-  for (let bucket = 0; bucket < buckets; bucket += 1) {
-    const count = arrivals[first + bucket] ?? 0;
-    total += count;
-    if (count > busiest) busiest = count;
-    if (count > 0) active = bucket + 1;
-  }
-  const mean = active === 0 ? 0 : total / active;
-  const wholeMean = total / buckets;
-  return {
-    ...check,
-    busiest,
-    activeMs: active * BUCKET_MS,
-    mean,
-    ratio: mean === 0 ? 0 : busiest / mean,
-    wholeWindowRatio: wholeMean === 0 ? 0 : busiest / wholeMean,
-    judged: mean >= SPREAD_MIN_MEAN,
-  };
-}
-
 /** The figures of one fleet run. */
 export function figuresOf(scenario: SimScenario, run: FleetRun, computeMs: number): SimFigures {
   const ready = Array.from(run.readyAt).filter((ms) => !Number.isNaN(ms));
@@ -119,15 +62,6 @@ export function figuresOf(scenario: SimScenario, run: FleetRun, computeMs: numbe
     }
   });
   const spreads = scenario.spreadChecks.map((check) => spreadAfter(run.arrivals, check));
-  const worstSpread = spreads.reduce<Spread | null>(
-    (worst, spread) =>
-      worst === null ||
-      (spread.judged && !worst.judged) ||
-      (spread.judged === worst.judged && spread.ratio > worst.ratio)
-        ? spread
-        : worst,
-    null,
-  );
   return {
     scenario: scenario.id,
     client: run.kind,
@@ -147,7 +81,7 @@ export function figuresOf(scenario: SimScenario, run: FleetRun, computeMs: numbe
     peakPer100Ms,
     peakAtMs,
     spreads,
-    worstSpread,
+    worstSpread: worstSpread(spreads),
     events: run.events,
     computeMs,
   };

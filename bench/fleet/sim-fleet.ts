@@ -13,14 +13,12 @@ import { idealDelay } from './ideal.ts';
 import { EventQueue } from './sim-queue.ts';
 import { type Fault, IDEAL_CAP_MS, type SimScenario } from './sim-scenarios.ts';
 import { clock, errors, onVirtualTime, retry } from './sim-sdk.ts';
+import { BUCKET_MS } from './spread.ts';
 
 type SecretsVaultError = InstanceType<typeof errors.SecretsVaultError>;
 
 /** Which client the jobs run. */
 export type ClientKind = 'sdk' | 'ideal';
-
-/** Width of the buckets the arrivals at the service are counted in. */
-export const BUCKET_MS = 100;
 
 /** One way an attempt can fail, as the SDK's error and as the ideal client reads it. */
 interface Answer {

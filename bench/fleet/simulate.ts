@@ -25,7 +25,7 @@ import {
   verdictsOf,
   verdictText,
 } from './sim-figures.ts';
-import { BUCKET_MS, type ClientKind, type FleetRun, simulateFleet } from './sim-fleet.ts';
+import { type ClientKind, type FleetRun, simulateFleet } from './sim-fleet.ts';
 import {
   describeService,
   IDEAL_CAP_MS,
@@ -33,6 +33,7 @@ import {
   type SimScenario,
   SPREAD_WINDOW_MS,
 } from './sim-scenarios.ts';
+import { BUCKET_MS } from './spread.ts';
 
 const SHORT = process.argv.includes('--short');
 const MODE = SHORT ? 'short' : 'full';

@@ -12,7 +12,13 @@
  */
 import { SecretsVault } from '@secrets-vault/sdk';
 import { idealLoad } from './ideal.ts';
-import { epochNow, type JobResult, type WorkerMessage, type WorkerPlan } from './protocol.ts';
+import {
+  epochNow,
+  type JobResult,
+  type WorkerMessage,
+  type WorkerPlan,
+  watchStalls,
+} from './protocol.ts';
 
 function send(message: WorkerMessage): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -36,13 +42,19 @@ interface ArmedJob {
 
 function arm(plan: WorkerPlan, id: string, stop: AbortSignal): ArmedJob {
   let attempts = 0;
+  const sentAt: number[] = [];
   const elapsed = () => epochNow() - plan.startAt;
+  const attempted = () => {
+    attempts += 1;
+    sentAt.push(elapsed());
+  };
   const outcome = (ok: boolean, error: string | null): JobResult => ({
     id,
     ok,
     error,
     ms: elapsed(),
     attempts,
+    sentAt,
   });
   let run: () => Promise<string | null>;
   if (plan.kind === 'sdk') {
@@ -55,9 +67,7 @@ function arm(plan: WorkerPlan, id: string, stop: AbortSignal): ArmedJob {
       token: plan.token,
       headers: { 'x-fleet-job': id },
       logger: {
-        debug: () => {
-          attempts += 1;
-        },
+        debug: attempted,
         info: ignore,
         warn: ignore,
         error: ignore,
@@ -76,9 +86,7 @@ function arm(plan: WorkerPlan, id: string, stop: AbortSignal): ArmedJob {
         vaultId: plan.vaultId,
         jobId: id,
         signal: stop,
-        onAttempt: () => {
-          attempts += 1;
-        },
+        onAttempt: attempted,
       });
   }
   return {
@@ -105,6 +113,8 @@ async function execute(plan: WorkerPlan): Promise<void> {
   while (epochNow() < plan.startAt) {
     /* spin for the last fraction of a millisecond */
   }
+  // How long the event loop is held up while the jobs run: a stall delays their sends.
+  const loop = watchStalls();
   const results = new Map<string, JobResult>();
   const all = Promise.all(
     jobs.map((job) => job.run().then((result) => results.set(job.id, result))),
@@ -121,6 +131,8 @@ async function execute(plan: WorkerPlan): Promise<void> {
     results: jobs.map((job) => results.get(job.id) ?? job.unfinished()),
     // maxRSS is in kilobytes: the peak of the whole run, clients and sockets included.
     maxRssMb: Math.round(process.resourceUsage().maxRSS / 1024),
+    maxLoopDelayMs: Math.max(0, ...loop.stalls().map(([, ms]) => ms)),
+    stalls: loop.stalls(),
   });
   // Whatever a job left behind (an SDK call still waiting to retry) ends with the process.
   process.exit(0);
