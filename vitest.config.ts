@@ -10,6 +10,7 @@ const MOCK_FILES = [
   'test/mock/**/*.test.ts',
   'test/e2e/**/*.test.ts',
   'test/cli/**/*.test.ts',
+  'test/docs/**/*.test.ts',
   'test/query/**/*.test.ts',
   'test/opentelemetry/**/*.test.ts',
   'test/frameworks/**/*.test.ts',

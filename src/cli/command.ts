@@ -57,6 +57,12 @@ export interface CommandContext extends FlagValues {
   readonly startup: StartupOptions;
   /** The arguments after `--`, which belong to the command `run` starts, flags included. */
   readonly operands: readonly string[];
+  /**
+   * For a command that takes {@link Command.takesArguments}: the words that are not flags, in
+   * order, then those after `--` (so a secret named `-x` can be given as `-- -x`); empty for the
+   * others.
+   */
+  readonly arguments: readonly string[];
 }
 
 /** @internal One command of `secrets-vault`, as its module declares it. */
@@ -76,6 +82,11 @@ export interface Command {
   readonly description: string;
   /** The flags it takes, in the order its help lists them (flags every command takes excepted). */
   readonly flags: readonly CommandFlag[];
+  /**
+   * Whether it takes words that are not flags (`get <secret> [<key>]`), which its action checks
+   * and reads from {@link CommandContext.arguments}. Absent, such a word is a usage error.
+   */
+  readonly takesArguments?: true;
   /**
    * Does the command, once the flags are parsed and the shared ones checked, and resolves to the
    * exit code.

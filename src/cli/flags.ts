@@ -42,6 +42,40 @@ export const WAIT_HELP = `  --wait <duration>  how long to wait out an unavailab
                      unknown vault fails at once.
 `;
 
+/**
+ * @internal `--watch`: keep polling the vaults and act when what they give changes (`run`:
+ * restart the command; `inject`: rewrite the files). Each command's help says what it does.
+ */
+export const WATCH: Flag = { name: 'watch', type: 'boolean' };
+
+/** @internal `--watch-interval <duration>`: how often `--watch` polls. */
+export const WATCH_INTERVAL: Flag = { name: 'watch-interval', type: 'string' };
+
+/** @internal `--grace <duration>`: how long a restart lets the command stop after SIGTERM. */
+export const GRACE: Flag = { name: 'grace', type: 'string' };
+
+/**
+ * @internal `--allow-var <NAME>`, repeatable: a variable the vault may set although it changes
+ * how programs start (`run`: for its command; `export --format github`: for the job's later
+ * steps).
+ */
+export const ALLOW_VAR: Flag = { name: 'allow-var', type: 'string', multiple: true };
+
+/** @internal The names `--allow-var` opens, each checked to be a variable's name. */
+export function allowedVariables(values: FlagValues, command: string): ReadonlySet<string> {
+  const allowed = values.strings(ALLOW_VAR);
+  if (allowed.some((name) => !/^[A-Za-z_][A-Za-z0-9_]*$/.test(name))) {
+    throw usageError('--allow-var takes a variable name (letters, digits and _)', command);
+  }
+  return new Set(allowed);
+}
+
+/** @internal Whether `flag` was given on the command line. */
+export function isGiven(values: FlagValues, flag: Flag): boolean {
+  if (flag.type === 'boolean') return values.boolean(flag);
+  return flag.multiple ? values.strings(flag).length > 0 : values.string(flag) !== undefined;
+}
+
 /** @internal `-h, --help`: the help of the command it follows (the top-level help has its own words). */
 export const HELP: Flag = {
   name: 'help',

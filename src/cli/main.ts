@@ -93,7 +93,7 @@ async function dispatch(argv: readonly string[]): Promise<number> {
     process.stdout.write(commandHelp(command));
     return 0;
   }
-  if (parsed === undefined || parsed.positionals.length > 0) {
+  if (parsed === undefined || (parsed.positionals.length > 0 && !command.takesArguments)) {
     throw mistakeIn(command, rest, own);
   }
   const { values } = parsed;
@@ -104,7 +104,8 @@ async function dispatch(argv: readonly string[]): Promise<number> {
       throw usageError(`--${flag.name} belongs to ${ownersOf(flag)}`, name);
     }
   }
-  return command.action({ ...flagValues, ...shared, operands });
+  const args = command.takesArguments ? [...parsed.positionals, ...operands] : [];
+  return command.action({ ...flagValues, ...shared, operands, arguments: args });
 }
 
 function parseOptions(args: string[]) {
@@ -125,7 +126,10 @@ function mistakeIn(command: Command, args: readonly string[], own: string[]): Co
     tokens: true,
     options: OPTIONS,
   });
-  const stray = tokens.find((token) => token.kind === 'positional');
+  // A command that takes arguments has no stray word: its mistake is an option.
+  const stray = command.takesArguments
+    ? undefined
+    : tokens.find((token) => token.kind === 'positional');
   const unknown = tokens.find(
     (token) =>
       token.kind === 'option' &&

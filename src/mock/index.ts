@@ -14,6 +14,7 @@ import { orgRoutes } from './handlers/org.js';
 import { secretRoutes } from './handlers/secrets.js';
 import { teamRoutes } from './handlers/teams.js';
 import { vaultRoutes } from './handlers/vaults.js';
+import { isMockSeed } from './ids.js';
 import { errorResponse, MockError, runRoute } from './pipeline.js';
 import { type MockPrincipals, MockStore } from './store.js';
 
@@ -34,6 +35,17 @@ export interface VaultMockOptions {
    * @default the current time
    */
   readonly now?: Date | string | number | undefined;
+  /**
+   * Makes the mock's ids repeatable: an integer from 0 to 2^53 - 1 from which every id is
+   * derived, so that the same seed and the same requests in the same order give the same ids,
+   * in any process, and `reset()` gives them again. Without it ids are random.
+   * @default undefined (random ids)
+   * @example
+   * ```ts
+   * const mock = createVaultMock({ seed: 7 });
+   * ```
+   */
+  readonly seed?: number | undefined;
 }
 
 /** A running mock: its handlers, principals, clock and fault switchboard. */
@@ -48,7 +60,10 @@ export interface VaultMock {
   readonly clock: MockClock;
   /** Fault injection per method and path. */
   readonly faults: MockFaults;
-  /** Forgets every resource, audit entry, cursor, idempotency record and fault; seeds anew. */
+  /**
+   * Forgets every resource, audit entry, cursor, idempotency record and fault; seeds anew (with
+   * a `seed`, the same ids start over).
+   */
   reset(): void;
 }
 
@@ -68,12 +83,16 @@ export interface VaultMock {
  * const client = new SecretsVault({ baseUrl: mock.baseUrl, token: mock.principals.owner.token });
  * const vault = await client.vaults.create({ name: 'Payments' });
  * ```
+ * @throws {RangeError} when `seed` is not an integer from 0 to 2^53 - 1
  */
 export function createVaultMock(options: VaultMockOptions = {}): VaultMock {
   const baseUrl = (options.baseUrl ?? 'https://vault.mock').replace(/\/+$/, '');
   const basePath = new URL(baseUrl).pathname.replace(/\/+$/, '');
   const clock = createClock(options.now);
-  const store = new MockStore(clock);
+  if (options.seed !== undefined && !isMockSeed(options.seed)) {
+    throw new RangeError('createVaultMock: seed must be an integer from 0 to 2^53 - 1');
+  }
+  const store = new MockStore(clock, options.seed);
   const faults = new MockFaults();
   const deps = { store, faults };
 

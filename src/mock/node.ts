@@ -4,6 +4,8 @@
  *
  * @packageDocumentation
  */
+
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import {
   createServer,
   type IncomingMessage,
@@ -14,8 +16,11 @@ import {
 import { type AddressInfo, BlockList, isIP } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { getResponse } from 'msw';
+import { MAX_CONTROL_BODY_BYTES, MockControl, type MockControlOptions } from './control.js';
 import type { VaultMock } from './index.js';
 import { errorResponse, MAX_BODY_BYTES, MockError } from './pipeline.js';
+
+export type { MockControlOptions } from './control.js';
 
 /** Options of {@link serveVaultMock}. */
 export interface ServeOptions {
@@ -42,12 +47,35 @@ export interface ServeOptions {
    * ```
    */
   readonly allowNonLoopbackHost?: boolean | undefined;
+  /**
+   * Serves a control endpoint at {@link ServedVaultMock.controlUrl}, for a test suite in another
+   * process to inject faults, move the clock and reset the mock over HTTP (`true`, or options).
+   * It answers only requests whose URL carries its token; any other gets the same 404 as a path
+   * that does not exist. Its path, `/_mock/<token>`, is outside `/v1`, where every route of the
+   * API is.
+   * @default false
+   * @example
+   * ```ts
+   * const served = await serveVaultMock(mock, { control: true });
+   * await fetch(`${served.controlUrl}/faults`, {
+   *   method: 'POST',
+   *   body: JSON.stringify({ path: '/v1/vaults', times: 1, fault: { kind: 'status', status: 503 } }),
+   * });
+   * ```
+   */
+  readonly control?: boolean | MockControlOptions | undefined;
 }
 
 /** A mock being served over HTTP. */
 export interface ServedVaultMock {
   /** The base URL to give the client, such as `http://127.0.0.1:53211`. */
   readonly url: string;
+  /**
+   * With the `control` option, the control endpoint's URL, token included, such as
+   * `http://127.0.0.1:53211/_mock/<token>`: `POST …/faults`, `GET` and `DELETE …/faults/{id}`,
+   * `POST …/clock`, `POST …/reset`. Undefined without it.
+   */
+  readonly controlUrl?: string;
   /** Stops accepting connections and closes open ones. */
   close(): Promise<void>;
 }
@@ -66,7 +94,9 @@ LOOPBACK.addAddress('::1', 'ipv6');
  * Safe to leave running on a developer machine: it listens on loopback only, answers only
  * requests whose `Host` names the address it serves (so a web page cannot reach it through DNS
  * rebinding), reads at most 1 MB of a request body (answering 413 as soon as it knows a body is
- * larger), and never reads the body of a request without a token it knows (answering 401).
+ * larger), and never reads the body of a request without a token it knows (answering 401). With
+ * `control`, a request to the control endpoint needs the control token in its URL instead, and
+ * one without it is answered 404 at once, its body unread.
  *
  * @throws {Error} when `host` is not a loopback address and `allowNonLoopbackHost` is not set
  * @example
@@ -85,6 +115,7 @@ export async function serveVaultMock(
   const host = options.host ?? '127.0.0.1';
   const exposed = options.allowNonLoopbackHost === true;
   if (!exposed && !isLoopback(host)) throw nonLoopbackError(host);
+  const control = controlOf(mock, options.control);
 
   // Empty (so nothing is answered) until the port is known; `undefined` answers every Host.
   let allowedHosts: ReadonlySet<string> | undefined = exposed ? undefined : new Set();
@@ -100,7 +131,7 @@ export async function serveVaultMock(
   ) => {
     const { socket } = incoming;
     inFlight.set(socket, (inFlight.get(socket) ?? 0) + 1);
-    serve(mock, incoming, outgoing, isAllowed, expectsContinue)
+    serve(mock, control, incoming, outgoing, isAllowed, expectsContinue)
       .catch(() => socket.destroy())
       .finally(() => inFlight.set(socket, (inFlight.get(socket) ?? 1) - 1));
   };
@@ -142,8 +173,10 @@ export async function serveVaultMock(
       ...(address.port === 80 ? names : []),
     ]);
   }
+  const url = `http://${hostname}:${address.port}`;
   return {
-    url: `http://${hostname}:${address.port}`,
+    url,
+    ...(control === undefined ? {} : { controlUrl: `${url}${CONTROL_PREFIX}${control.token}` }),
     close: () =>
       new Promise<void>((resolve, reject) => {
         server.close((error) => (error ? reject(error) : resolve()));
@@ -178,12 +211,44 @@ function nonLoopbackError(host: string): Error {
   );
 }
 
+// Where the control endpoint is: outside `/v1`, so no route of the API can ever take it.
+const CONTROL_PREFIX = '/_mock/';
+const CONTROL_TOKEN = /^[A-Za-z0-9_-]{16,512}$/;
+
+/** The control endpoint of one served mock, and how to tell its token. */
+interface ServedControl {
+  readonly token: string;
+  readonly control: MockControl;
+  /** Whether `candidate` is the token, in the same time whatever it is. */
+  accepts(candidate: string): boolean;
+}
+
+function controlOf(
+  mock: VaultMock,
+  option: boolean | MockControlOptions | undefined,
+): ServedControl | undefined {
+  if (option === undefined || option === false) return undefined;
+  const options = option === true ? {} : option;
+  const token = options.token ?? randomBytes(32).toString('base64url');
+  if (!CONTROL_TOKEN.test(token)) {
+    throw new Error('serveVaultMock: control.token must be 16 to 512 letters, digits, `-` or `_`');
+  }
+  // Digests of equal length, so that the comparison takes the same time whatever is sent.
+  const digest = (text: string) => createHash('sha256').update(text).digest();
+  const expected = digest(token);
+  return {
+    token,
+    control: new MockControl(mock, options.onReset),
+    accepts: (candidate) => timingSafeEqual(digest(candidate), expected),
+  };
+}
+
 const noSuchRoute = () => new MockError(404, 'not_found', 'No such route');
 const misdirected = () =>
   new MockError(421, 'misdirected_request', 'This server answers only on its own address');
 const unauthorized = () => new MockError(401, 'unauthorized', 'Missing or invalid bearer token');
-const tooLarge = () =>
-  new MockError(413, 'payload_too_large', `Request body must be at most ${MAX_BODY_BYTES} bytes`);
+const tooLarge = (limit = MAX_BODY_BYTES) =>
+  new MockError(413, 'payload_too_large', `Request body must be at most ${limit} bytes`);
 const malformed = () => new MockError(400, 'bad_request', 'Malformed request');
 
 /** The answer to a request Node's parser refused, from the bytes it refused. */
@@ -209,6 +274,7 @@ function parseFailure(
 
 async function serve(
   mock: VaultMock,
+  control: ServedControl | undefined,
   incoming: IncomingMessage,
   outgoing: ServerResponse,
   isAllowed: (authority: string | undefined) => boolean,
@@ -222,6 +288,10 @@ async function serve(
   if (!isAllowed(target?.authority ?? incoming.headers.host)) return refuse(misdirected());
   const method = incoming.method ?? 'GET';
   if (target === undefined || UNSERVED_METHODS.has(method)) return refuse(noSuchRoute());
+  // Before the check of bearer tokens below: a control request carries its token in the URL.
+  if (control !== undefined && target.path.startsWith(CONTROL_PREFIX)) {
+    return serveControl(control, incoming, outgoing, target.path, method, expectsContinue);
+  }
   const declaredLength = Number(incoming.headers['content-length'] ?? 0);
   if (incoming.headers['transfer-encoding'] !== undefined || declaredLength > 0) {
     // A body is read only for a caller the mock knows, and only up to the limit: an anonymous or
@@ -247,6 +317,34 @@ async function serve(
     return;
   }
   await send(outgoing, response, false);
+}
+
+/**
+ * Answers a request under the control prefix. A wrong or missing token gets what any unknown
+ * path gets, at once, and its body is never read; a right one, a body of at most 64 KiB.
+ */
+async function serveControl(
+  { accepts, control }: ServedControl,
+  incoming: IncomingMessage,
+  outgoing: ServerResponse,
+  path: string,
+  method: string,
+  expectsContinue: boolean,
+): Promise<void> {
+  const refuse = (error: MockError) => send(outgoing, errorResponse(error), true);
+  const [, token = '', route = ''] =
+    /^\/_mock\/([^/?#]*)([^?#]*)/.exec(path) ?? ([] as Array<string | undefined>);
+  if (!accepts(token)) return refuse(noSuchRoute());
+  const declaredLength = Number(incoming.headers['content-length'] ?? 0);
+  if (declaredLength > MAX_CONTROL_BODY_BYTES) return refuse(tooLarge(MAX_CONTROL_BODY_BYTES));
+  if (expectsContinue) outgoing.writeContinue();
+  const body = await readLimited(incoming, MAX_CONTROL_BODY_BYTES);
+  if (body === 'too-large') return refuse(tooLarge(MAX_CONTROL_BODY_BYTES));
+  if (body === 'aborted') {
+    incoming.socket.destroy();
+    return;
+  }
+  await send(outgoing, await control.answer(method, route, body), false);
 }
 
 /**

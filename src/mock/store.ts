@@ -10,6 +10,7 @@ import type { User, VaultRole } from '../resources/shared.js';
 import type { Team, TeamMember } from '../resources/teams.js';
 import type { Vault, VaultMember } from '../resources/vaults.js';
 import type { MockClock } from './clock.js';
+import { createRandomUuid, type RandomUuid } from './ids.js';
 import { type SealedValue, ValueSealer } from './sealing.js';
 
 /** An organization role, lowest to highest. */
@@ -130,11 +131,15 @@ export class MockStore {
   idempotency = new Map<string, IdempotencyRecord>();
   cursors = new Map<string, CursorRecord>();
   #sequence = 0;
+  readonly #idSeed: number | undefined;
+  #randomUuid!: RandomUuid;
   #seeded!: MockPrincipals;
   #lastSweep = Number.NEGATIVE_INFINITY;
 
-  constructor(clock: MockClock) {
+  /** `idSeed`: ids from a generator seeded by it (started over by `reset()`), not at random. */
+  constructor(clock: MockClock, idSeed?: number) {
     this.clock = clock;
+    this.#idSeed = idSeed;
     this.reset();
   }
 
@@ -153,7 +158,7 @@ export class MockStore {
    */
   newId(): string {
     this.#sequence += 1;
-    const random = crypto.randomUUID();
+    const random = this.#randomUuid();
     return `${this.#sequence.toString(16).padStart(8, '0')}${random.slice(8)}`;
   }
 
@@ -195,6 +200,7 @@ export class MockStore {
       map.clear();
     }
     this.#sequence = 0;
+    this.#randomUuid = createRandomUuid(this.#idSeed);
     this.#lastSweep = Number.NEGATIVE_INFINITY;
     this.#seeded = this.#seed();
   }

@@ -248,6 +248,47 @@ describe('inject', () => {
     }
   });
 
+  it('writes several templates, each to the file after it, reading each vault once for all', async () => {
+    const appReads = mock.faults.inject({ path: valuesPath(app) }, { kind: 'delay', ms: 0 });
+    const first = scratch('first.conf');
+    const second = scratch('second.conf');
+    const result = await command.run([
+      'inject',
+      '-i',
+      template(`url={{ vault://${app}/database/url }}\n`),
+      '-o',
+      first,
+      '-i',
+      template(`password={{ vault://${app}/database/password }}\n`),
+      '-o',
+      second,
+    ]);
+    expect(result).toEqual({ code: 0, stdout: '', stderr: '' });
+    expect(readFileSync(first, 'utf8')).toBe('url=postgres://db.internal/app\n');
+    expect(readFileSync(second, 'utf8')).toBe('password=hunter2-db\n');
+    expect(statSync(second).mode & 0o777).toBe(0o600);
+    expect(appReads.hits).toBe(1);
+  });
+
+  it('writes none of several files when a reference of any template fails', async () => {
+    const first = scratch('first.conf');
+    const second = scratch('second.conf');
+    const result = await command.run([
+      'inject',
+      '-i',
+      template(`url={{ vault://${app}/database/url }}\n`),
+      '-o',
+      first,
+      '-i',
+      template(`missing={{ vault://${app}/database/nokey }}\n`),
+      '-o',
+      second,
+    ]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(`Cannot resolve vault://${app}/database/nokey: `);
+    expect([existsSync(first), existsSync(second)]).toEqual([false, false]);
+  });
+
   it('explains itself in its help, and the top-level help lists it', async () => {
     const help = await command.run(['inject', '--help']);
     expect(help.code).toBe(0);

@@ -2,10 +2,13 @@
 import type { Command } from '../command.js';
 import { agentCommand } from './agent.js';
 import { exportCommand } from './export.js';
+import { getCommand } from './get.js';
 import { injectCommand } from './inject.js';
 import { lsCommand } from './ls.js';
 import { mockCommand } from './mock.js';
+import { rmCommand } from './rm.js';
 import { runCommand } from './run.js';
+import { setCommand } from './set.js';
 
 /**
  * @internal Every command, in the order the top-level help lists them. The option table, the
@@ -17,6 +20,9 @@ export const COMMANDS: readonly Command[] = [
   exportCommand,
   injectCommand,
   lsCommand,
+  getCommand,
+  setCommand,
+  rmCommand,
   mockCommand,
   agentCommand,
 ];

@@ -4,6 +4,7 @@
  * dependency, so the mock is imported only when this command runs: every other command works
  * without it.
  */
+import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { SecretsVault } from '../../client.js';
 import { escapeControlCharacters } from '../../core/redaction.js';
@@ -23,67 +24,90 @@ const MOCK_NODE_MODULE: string = '@secrets-vault/sdk/mock/node';
 /** What a seed file describes: vaults by name, each with its secrets' values. */
 interface Seed {
   readonly vaults: readonly SeedVault[];
+  /** Where the mock's ids are derived from: the number given, or the file's bytes. */
+  readonly idSeed: number;
 }
 interface SeedVault {
   readonly name: string;
   readonly secrets: Readonly<Record<string, Readonly<Record<string, string>>>>;
 }
 
-/** @internal `secrets-vault mock [--port N] [--host H] [--seed <file.json>]`. */
+/** @internal `secrets-vault mock [--port N] [--host H] [--seed <n|file.json>]`. */
 export const mockCommand: Command = {
   name: 'mock',
   summary: "serve the package's mock on loopback until stopped (needs msw)",
-  synopsis: ['[--port N] [--host H] [--seed <file.json>]'],
-  usage: `Usage: secrets-vault mock [--port N] [--host H] [--seed <file.json>]
+  synopsis: ['[--port N] [--host H] [--seed <n|file.json>]'],
+  usage: `Usage: secrets-vault mock [--port N] [--host H] [--seed <n|file.json>]
 `,
   description: `Serves the package's stateful mock over HTTP until SIGINT or SIGTERM (then exits 0).
 Its first lines on stdout are dotenv lines for the client and the command:
 SECRETS_VAULT_BASE_URL=<url> and SECRETS_VAULT_TOKEN=<the owner's token>, then
 VAULT_<NAME>=<id> for each seeded vault (its name upper-cased, every run of other
-characters than letters and digits made _). The mock's tokens are public: it
-listens on loopback only. It needs the msw package (npm install --save-dev msw).
+characters than letters and digits made _), then SECRETS_VAULT_TOKEN_<PRINCIPAL>=<token>
+for each of the mock's principals (OWNER, ADMIN, MEMBER, OUTSIDER, COLLEAGUE),
+and last SECRETS_VAULT_MOCK_CONTROL=<url>. The mock's tokens are public: it listens
+on loopback only. It needs the msw package (npm install --save-dev msw).
 
-The seed file creates vaults and their secrets, as the owner, before anything
-is printed:
+The control URL carries a random token; with it, a test suite in any language
+steers the mock with JSON: POST <url>/faults {"method"?, "path", "times"?, "fault"}
+answers {"id"} (DELETE <url>/faults/<id> ends it), POST <url>/clock {"advanceMs": n}
+moves the mock's clock, POST <url>/reset brings back the seeded state and its ids.
+
+--seed <n> (an integer) makes the ids the same on every start. --seed <file.json>
+also does (from the file's bytes), and creates vaults and their secrets, as the
+owner, before anything is printed (write ./7 for a file named 7):
   { "vaults": [ { "name": "app", "secrets": { "database": { "url": "..." } } } ] }
 `,
   flags: [
     {
       flag: PORT,
-      help: '  --port <N>          the port (default: 8200); 0 picks a free one\n',
+      help: '  --port <N>            the port (default: 8200); 0 picks a free one\n',
     },
     {
       flag: HOST,
-      help: '  --host <H>          a loopback address (default: 127.0.0.1; or ::1, localhost)\n',
+      help: '  --host <H>            a loopback address (default: 127.0.0.1; or ::1, localhost)\n',
     },
-    { flag: SEED, help: '  --seed <file.json>  vaults and secrets to create before serving\n' },
+    {
+      flag: SEED,
+      help: '  --seed <n|file.json>  the same ids on every start; a file adds vaults and secrets\n',
+    },
   ],
   async action(context) {
     const port = readPort(context.string(PORT));
     const host = context.string(HOST) ?? '127.0.0.1';
     if (host === '') throw usageError('--host takes an address', 'mock');
-    const seedFile = context.string(SEED);
-    const seed = seedFile === undefined ? { vaults: [] } : readSeed(seedFile);
+    const seed = readSeedFlag(context.string(SEED));
 
-    const [{ createVaultMock }, { serveVaultMock }] = await Promise.all([
-      importMock<typeof import('../../mock/index.js')>(MOCK_MODULE),
-      importMock<typeof import('../../mock/node.js')>(MOCK_NODE_MODULE),
-    ]);
-    const mock = createVaultMock();
+    // One after the other: the mock first, so that a missing msw is what gets reported.
+    const { createVaultMock } = await importMock<typeof import('../../mock/index.js')>(MOCK_MODULE);
+    const { serveVaultMock } =
+      await importMock<typeof import('../../mock/node.js')>(MOCK_NODE_MODULE);
+    // Without --seed the seed is random: other ids on each start, the same ones after a reset.
+    const mock = createVaultMock({ seed: seed.idSeed });
+    const token = mock.principals.owner.token;
     let served: Awaited<ReturnType<typeof serveVaultMock>>;
     try {
-      served = await serveVaultMock(mock, { host, port });
+      served = await serveVaultMock(mock, {
+        host,
+        port,
+        // The same requests in the same order, from the same seed: the same ids again.
+        control: { onReset: async () => void (await createSeed(seed, served.url, token)) },
+      });
     } catch (error) {
       throw listenError(error, host, port);
     }
     const stopped = untilStopped(served.close);
     try {
-      const token = mock.principals.owner.token;
       const vaultIds = await createSeed(seed, served.url, token);
       const lines = [
         `SECRETS_VAULT_BASE_URL=${served.url}`,
         `SECRETS_VAULT_TOKEN=${token}`,
         ...vaultIds.map(([variable, id]) => `${variable}=${id}`),
+        ...Object.entries(mock.principals).map(
+          ([name, principal]) =>
+            `SECRETS_VAULT_TOKEN_${principalVariable(name)}=${principal.token}`,
+        ),
+        `SECRETS_VAULT_MOCK_CONTROL=${served.controlUrl}`,
       ];
       process.stdout.write(`${lines.join('\n')}\n`);
     } catch (error) {
@@ -148,22 +172,55 @@ function listenError(error: unknown, host: string, port: number): CommandError {
 }
 
 /**
+ * `adminKey` as `ADMIN`: a principal's name as MockPrincipals spells it, upper-cased, words
+ * joined by `_`, without the `Key` that marks an API key (its token is the key).
+ */
+function principalVariable(name: string): string {
+  return name
+    .replace(/Key$/, '')
+    .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
+    .toUpperCase();
+}
+
+// The largest seed a number may be: what the mock takes (2^53 - 1), in at most 16 digits.
+const MAX_SEED = Number.MAX_SAFE_INTEGER;
+
+/**
+ * What `--seed` says: an integer (the ids' seed, no vaults), a seed file (its vaults, and the
+ * ids' seed from its bytes), or nothing (no vaults, and a seed at random).
+ *
+ * @throws {CommandError} for an empty value or a seed file that cannot be used
+ */
+function readSeedFlag(value: string | undefined): Seed {
+  if (value === undefined) return { vaults: [], idSeed: randomBytes(6).readUIntBE(0, 6) };
+  if (/^\d+$/.test(value)) {
+    const idSeed = value.length <= 16 ? Number(value) : Number.NaN;
+    if (!(idSeed <= MAX_SEED)) {
+      throw usageError(`--seed takes an integer from 0 to ${MAX_SEED}, or a file`, 'mock');
+    }
+    return { vaults: [], idSeed };
+  }
+  return readSeed(value);
+}
+
+/**
  * Reads and checks a seed file. Its problems are named by where they are in the file, never by
  * a value: the values are secrets.
  *
  * @throws {CommandError} naming the file and the problem
  */
 function readSeed(file: string): Seed {
-  if (file === '') throw usageError('--seed takes a file', 'mock');
-  let text: string;
+  if (file === '') throw usageError('--seed takes an integer or a file', 'mock');
+  let bytes: Buffer;
   try {
-    text = readFileSync(file, 'utf8');
+    bytes = readFileSync(file);
   } catch (error) {
     throw new CommandError(
       `cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`,
       1,
     );
   }
+  const text = bytes.toString('utf8');
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -206,7 +263,8 @@ function readSeed(file: string): Seed {
       secrets: secrets as Readonly<Record<string, Readonly<Record<string, string>>>>,
     };
   });
-  return { vaults };
+  // 48 bits of the file's digest: the same file, the same ids.
+  return { vaults, idSeed: createHash('sha256').update(bytes).digest().readUIntBE(0, 6) };
 }
 
 /** A name or key as JSON writes it, with every control character escaped: one inert line. */
@@ -228,7 +286,7 @@ function vaultVariable(name: string): string {
  * client, and resolves to each vault's variable and id, in the file's order.
  */
 async function createSeed(
-  seed: Seed,
+  seed: Pick<Seed, 'vaults'>,
   baseUrl: string,
   token: string,
 ): Promise<Array<readonly [string, string]>> {
