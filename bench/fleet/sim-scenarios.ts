@@ -176,6 +176,7 @@ function unauthorized(): SimScenario {
 /** Every scenario, in the order of the report; both modes run them all. */
 export const SCENARIOS: readonly SimScenario[] = [
   throttled(),
+  outage(5),
   outage(30),
   // Recovery 5 s before the wait ends: the jobs still waiting then all share one deadline.
   outage(55),

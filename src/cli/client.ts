@@ -1,5 +1,6 @@
 /** The client every command uses: the environment's settings, logging to stderr in logfmt. */
 import { SecretsVault } from '../client.js';
+import { readEnv } from '../core/env.js';
 import type { LogFields, Logger } from '../core/logger.js';
 import { escapeControlCharacters } from '../core/redaction.js';
 import { namingVault } from './errors.js';
@@ -47,16 +48,26 @@ const STDERR_LOGGER: Logger = {
   error: line('error'),
 };
 
+/** The same, but a good answer is a `debug` line: a watch would log one at each poll. */
+const POLLING_LOGGER: Logger = { ...STDERR_LOGGER, info: line('debug') };
+
 /**
  * @internal The command's client: the environment's settings (`SECRETS_VAULT_TOKEN` or
  * `SECRETS_VAULT_TOKEN_FILE`), logging (off unless SECRETS_VAULT_LOG) to stderr. A vault it
- * loads that does not exist fails with an error the command reports naming that vault.
+ * loads that does not exist fails with an error the command reports naming that vault. With
+ * `polling` (the client a `--watch` polls with), its good answers are `debug` lines, printed
+ * only at `SECRETS_VAULT_LOG=debug`; its retries and failures keep their levels.
  */
-export function newClient(): SecretsVault {
+export function newClient({ polling = false }: { readonly polling?: boolean } = {}): SecretsVault {
   const client = new SecretsVault({
-    logger: STDERR_LOGGER,
+    logger: polling ? POLLING_LOGGER : STDERR_LOGGER,
     // Given a logger, the client logs `info` by default; the command stays quiet unless asked.
-    ...(process.env.SECRETS_VAULT_LOG ? {} : { logLevel: 'off' }),
+    // A polling client at `info` drops its good answers, which are `debug` lines to it.
+    ...(!process.env.SECRETS_VAULT_LOG
+      ? { logLevel: 'off' }
+      : polling && readEnv('SECRETS_VAULT_LOG') === 'info'
+        ? { logLevel: 'warn' }
+        : {}),
   });
   // Every command reads the vaults it was given through `load`: only there is it known which
   // vault a 404 was about (an error names its route, never the ids in it).

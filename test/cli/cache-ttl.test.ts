@@ -384,7 +384,7 @@ describe('with --watch', () => {
     expect(reads.hits).toBeGreaterThanOrEqual(1);
     expect(starts()).toBe(`${VALUES.password}\nrotated\n`);
     expect(stderr).toMatch(CACHED_LINE('1h', '\\d+s', 'm'));
-    expect(stderr).toMatch(/^secrets-vault: the values changed: restarting the command$/m);
+    expect(stderr).toMatch(/^secrets-vault: the values changed: .+; restarting the command /m);
     expect(stderr).not.toMatch(/the service is back/);
     // The first good poll rewrote the snapshot with what it read.
     expect(openSnapshot().vaults[0]?.secrets.app?.password).toBe('rotated');

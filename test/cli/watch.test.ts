@@ -161,7 +161,10 @@ describe.concurrent('run --watch', () => {
     child.kill('SIGTERM');
     const { code, stderr } = await result;
     expect(code).toBe(0);
-    expect(stderr).toBe('secrets-vault: the values changed: restarting the command\n');
+    expect(stderr).toBe(
+      `secrets-vault: the values changed: APP_TOKEN; restarting the command (pid ${first?.pid})\n` +
+        `secrets-vault: the command started again (pid ${second?.pid})\n`,
+    );
     // The snapshot holds the rotated value: a start through an outage (of this service: the
     // snapshot is bound to it) gets it.
     const outage = mock.faults.inject({ path: VALUES_PATH(vaultId) }, { kind: 'network-error' });
@@ -330,7 +333,9 @@ describe.concurrent('run --watch', () => {
     });
     child.kill('SIGTERM');
     const { stderr } = await result;
-    expect(stderr).toBe('secrets-vault: the values changed: restarting the command\n');
+    expect(stderr).toMatch(
+      /^secrets-vault: the values changed: APP_BIG, APP_QUOTED, APP_REF, APP_TOKEN; restarting the command \(pid \d+\)\nsecrets-vault: the command started again \(pid \d+\)\n$/,
+    );
   }, 40_000);
 });
 

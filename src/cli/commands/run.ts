@@ -4,23 +4,11 @@
  * `--watch` it keeps polling the vault and restarts the command when its environment changes.
  * With `--exec` it becomes the command instead (`execve`): same process, no parent left behind.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import {
-  accessSync,
-  closeSync,
-  constants as fileConstants,
-  openSync,
-  readFileSync,
-  readSync,
-  statSync,
-} from 'node:fs';
-import { constants } from 'node:os';
-import type { Readable, Writable } from 'node:stream';
 import { parseEnv } from 'node:util';
 import { parseDuration, readEnv, readEnvToken } from '../../core/env.js';
+import { SecretReferenceError } from '../../core/errors.js';
 import { escapeControlCharacters } from '../../core/redaction.js';
 import { isOutage } from '../../core/retry.js';
-import { afterMs } from '../../core/timer.js';
 import { ChildEnvError, childEnvironment } from '../child-env.js';
 import { newClient } from '../client.js';
 import type { Command, CommandContext, Flag } from '../command.js';
@@ -38,9 +26,29 @@ import {
   writeSnapshot,
 } from '../fallback.js';
 import { readTextFile } from '../files.js';
-import { PREFIX, VAULT, VAULT_VARIABLE, WAIT, WAIT_HELP } from '../flags.js';
+import {
+  ALLOW_VAR,
+  allowedVariables,
+  GRACE,
+  isGiven,
+  PREFIX,
+  VAULT,
+  VAULT_VARIABLE,
+  WAIT,
+  WAIT_HELP,
+  WATCH,
+  WATCH_INTERVAL,
+} from '../flags.js';
 import { loadForRun, variablesOf } from '../load.js';
-import { createMasker } from '../mask.js';
+import { become } from '../program.js';
+import { type Environment, Supervisor } from '../supervisor.js';
+import {
+  graceOf,
+  WATCH_INTERVAL_VARIABLE,
+  type WatchOptions,
+  watchForChanges,
+  watchInterval,
+} from '../watch.js';
 
 const OVERRIDE: Flag = { name: 'override', type: 'boolean' };
 const FALLBACK: Flag = { name: 'fallback', type: 'string' };
@@ -48,11 +56,7 @@ const FALLBACK_MAX_AGE: Flag = { name: 'fallback-max-age', type: 'string' };
 const FALLBACK_ONLY: Flag = { name: 'fallback-only', type: 'boolean' };
 const CACHE_TTL: Flag = { name: 'cache-ttl', type: 'string' };
 const KEEP_TOKEN: Flag = { name: 'keep-token', type: 'boolean' };
-const ALLOW_VAR: Flag = { name: 'allow-var', type: 'string', multiple: true };
 const EXEC: Flag = { name: 'exec', type: 'boolean' };
-const WATCH: Flag = { name: 'watch', type: 'boolean' };
-const WATCH_INTERVAL: Flag = { name: 'watch-interval', type: 'string' };
-const GRACE: Flag = { name: 'grace', type: 'string' };
 const ENV_FILE: Flag = { name: 'env-file', type: 'string', multiple: true };
 const MASK: Flag = { name: 'mask', type: 'boolean' };
 
@@ -67,14 +71,6 @@ const CACHE_TTL_VARIABLE = 'SECRETS_VAULT_CACHE_TTL';
 const MIN_CACHE_TTL_MS = 1_000;
 /** Values a week old are a deploy's, not a cache's: --fallback-only is for those. */
 const MAX_CACHE_TTL_MS = 7 * 24 * 60 * 60 * 1000;
-
-const WATCH_INTERVAL_VARIABLE = 'SECRETS_VAULT_WATCH_INTERVAL';
-const DEFAULT_WATCH_INTERVAL_MS = 60_000;
-/** Polls closer together than this would load the service for little gain: a fleet polls too. */
-const MIN_WATCH_INTERVAL_MS = 5_000;
-const DEFAULT_GRACE_MS = 10_000;
-/** Longer durations would overflow a timer, which then fires at once. */
-const MAX_WATCH_DURATION_MS = 24 * 60 * 60 * 1000;
 
 /** @internal `secrets-vault run --vault <id> [options] -- <command> [args...]`. */
 export const runCommand: Command = {
@@ -241,7 +237,7 @@ with --allow-var; vault values are never resolved as references.
     }
     const exec = context.boolean(EXEC);
     if (exec) {
-      const needsParent = NEEDS_PARENT.find((flag) => given(context, flag));
+      const needsParent = NEEDS_PARENT.find((flag) => isGiven(context, flag));
       if (needsParent !== undefined) {
         throw usageError(`--exec cannot be used with --${needsParent.name}`, 'run');
       }
@@ -290,14 +286,9 @@ with --allow-var; vault values are never resolved as references.
             // Without a request at all, --fallback-only has nothing a cache could save.
             cacheTtl: only ? undefined : cacheTtl(ttl),
           };
-    const allowed = context.strings(ALLOW_VAR);
-    const badName = allowed.find((name) => !/^[A-Za-z_][A-Za-z0-9_]*$/.test(name));
-    if (badName !== undefined) {
-      throw usageError('--allow-var takes a variable name (letters, digits and _)', 'run');
-    }
     const watch = context.boolean(WATCH);
     for (const flag of [WATCH_INTERVAL, GRACE]) {
-      if (!watch && given(context, flag)) throw usageError(`--${flag.name} needs --watch`, 'run');
+      if (!watch && isGiven(context, flag)) throw usageError(`--${flag.name} needs --watch`, 'run');
     }
     const envFiles = context.strings(ENV_FILE);
     if (envFiles.includes('')) throw usageError('--env-file takes a file', 'run');
@@ -306,13 +297,13 @@ with --allow-var; vault values are never resolved as references.
       mask: context.boolean(MASK),
       override: context.boolean(OVERRIDE),
       keepToken: context.boolean(KEEP_TOKEN),
-      allowed: new Set(allowed),
+      allowed: allowedVariables(context, 'run'),
       fallback,
       exec,
       watch: watch
         ? {
-            interval: watchInterval(context.string(WATCH_INTERVAL)),
-            grace: graceOf(context.string(GRACE)),
+            interval: watchInterval(context.string(WATCH_INTERVAL), 'run'),
+            grace: graceOf(context.string(GRACE), 'run'),
           }
         : undefined,
     });
@@ -340,12 +331,6 @@ async function jobEnvironment(files: readonly string[]): Promise<Environment> {
     if (value !== undefined) entries.push([name, value]);
   }
   return Object.fromEntries(entries);
-}
-
-/** Whether `flag` was given on the command line. */
-function given(values: CommandContext, flag: Flag): boolean {
-  if (flag.type === 'boolean') return values.boolean(flag);
-  return flag.multiple ? values.strings(flag).length > 0 : values.string(flag) !== undefined;
 }
 
 /** Where `run --fallback` keeps its snapshot, the key that opens it, and how old it may be. */
@@ -405,46 +390,6 @@ function fallbackMaxAge(flag: string | undefined): Fallback['maxAge'] {
     );
   }
   return { milliseconds, text };
-}
-
-/**
- * The interval of `--watch-interval`, else of its variable, else 60 s. A usage error when
- * malformed or below the minimum: a typo must not quietly poll the service every few
- * milliseconds, nor never.
- */
-function watchInterval(flag: string | undefined): number {
-  const text = flag ?? readEnv(WATCH_INTERVAL_VARIABLE);
-  if (text === undefined) return DEFAULT_WATCH_INTERVAL_MS;
-  const milliseconds = parseDuration(text);
-  if (
-    milliseconds === undefined ||
-    milliseconds < MIN_WATCH_INTERVAL_MS ||
-    milliseconds > MAX_WATCH_DURATION_MS
-  ) {
-    throw usageError(
-      `${flag === undefined ? WATCH_INTERVAL_VARIABLE : '--watch-interval'} takes a duration from 5s to 24h such as 30s or 5m`,
-      'run',
-    );
-  }
-  return milliseconds;
-}
-
-/** The grace of `--grace`, else 10 s; a usage error when malformed. */
-function graceOf(flag: string | undefined): number {
-  if (flag === undefined) return DEFAULT_GRACE_MS;
-  const milliseconds = parseDuration(flag);
-  if (milliseconds === undefined || milliseconds > MAX_WATCH_DURATION_MS) {
-    throw usageError('--grace takes a duration up to 24h such as 10s, 500ms, or 0', 'run');
-  }
-  return milliseconds;
-}
-
-/** How `--watch` polls and restarts. */
-interface WatchOptions {
-  /** Milliseconds between polls: each interval has one, at a random point of it. */
-  readonly interval: number;
-  /** Milliseconds a stopping command has between SIGTERM and SIGKILL. */
-  readonly grace: number;
 }
 
 /** What `run` was asked to do, beyond the flags every command reads. */
@@ -556,8 +501,10 @@ async function run(context: CommandContext, options: RunOptions): Promise<number
     for (const value of Object.values(from.references)) masked?.add(value);
   };
   addMasked(loaded);
-  if (watch === undefined) return runAsParent(command, args, env, masked);
+  if (watch === undefined) return new Supervisor({ command, args, env, masked }).exitCode;
   let snapshotIsOld = fromSnapshot;
+  // Its good answers are debug lines: at SECRETS_VAULT_LOG=info, one a poll would be noise.
+  const pollingClient = newClient({ polling: true });
   return runWatching(command, args, env, {
     ...watch,
     masked,
@@ -565,7 +512,7 @@ async function run(context: CommandContext, options: RunOptions): Promise<number
     startedUnavailable: fromSnapshot && cached === undefined,
     async reload(deadline, signal) {
       // The client's ordinary retries, never the startup wait: a poll ends by its deadline.
-      const next = await loadForRun(client, vaultIds, jobEnv, { wait: 0, signal }, deadline);
+      const next = await loadForRun(pollingClient, vaultIds, jobEnv, { wait: 0, signal }, deadline);
       const nextEnv = environmentOf(next);
       addMasked(next);
       if (snapshotIsOld) {
@@ -622,224 +569,7 @@ function cachedSnapshot(
   return snapshot;
 }
 
-/** The environment a command is started with. */
-type Environment = Record<string, string>;
-
-/** The line a command that cannot be started gets: its name and the code, never the environment. */
-function cannotRun(command: string, code: string): void {
-  process.stderr.write(`secrets-vault: cannot run ${escapeControlCharacters(command)}: ${code}\n`);
-}
-
-/** The exit code `run` leaves with when its command ended with `code` or `signal`. */
-function exitCodeFor(code: number | null, signal: NodeJS.Signals | null): number {
-  return signal === null ? (code ?? 1) : 128 + (constants.signals[signal] ?? 0);
-}
-
-/** Signals passed on to the command's whole group as they come. */
-const PASSED_ON = ['SIGTERM', 'SIGINT', 'SIGQUIT', 'SIGHUP', 'SIGWINCH'] as const;
-
-/**
- * Passes signals on to the command's whole process group (`child()`, which runs in a session of
- * its own), calling `onSignal` for each, until the returned function is called. Listening at all
- * keeps us alive until the command has exited: a hang-up must not orphan a command that holds
- * the secrets in its environment. Listening before the command starts leaves no moment when a
- * signal would end us alone. Should we exit first all the same, the command is told to stop.
- *
- * SIGTSTP (Ctrl-Z) stops the command and then us, and `fg` or `bg` continues both: the
- * command's group has its parent (us) in another session, so the system would ignore SIGTSTP
- * there, and only SIGSTOP stops it.
- */
-function passSignalsOn(
-  child: () => ChildProcess | undefined,
-  onSignal: (signal: NodeJS.Signals) => void = () => undefined,
-): () => void {
-  const handlers = new Map<NodeJS.Signals, () => void>();
-  for (const signal of PASSED_ON) {
-    handlers.set(signal, () => {
-      signalChild(child(), signal, true);
-      onSignal(signal);
-    });
-  }
-  const suspend = () => {
-    // Without a listener, SIGTSTP sent to ourselves takes its default action before `kill`
-    // returns: we stop, unless our own group is orphaned (no shell could continue us), where the
-    // system ignores it, as it would for the command were it in our group. Either way, once we
-    // run again, so does the command.
-    process.off('SIGTSTP', suspend);
-    signalChild(child(), 'SIGSTOP', true);
-    try {
-      process.kill(process.pid, 'SIGTSTP');
-    } finally {
-      signalChild(child(), 'SIGCONT', true);
-      process.on('SIGTSTP', suspend);
-    }
-  };
-  handlers.set('SIGTSTP', suspend);
-  const onExit = () => signalChild(child(), 'SIGTERM', true);
-  for (const [signal, handler] of handlers) process.on(signal, handler);
-  process.on('exit', onExit);
-  return () => {
-    for (const [signal, handler] of handlers) process.off(signal, handler);
-    process.off('exit', onExit);
-  };
-}
-
-/**
- * Sends `signal` to the running `child`'s whole process group (its own children hear it too, as
- * they would from a terminal), to it alone unless `group`; nothing once it has exited.
- */
-function signalChild(child: ChildProcess | undefined, signal: NodeJS.Signals, group: boolean) {
-  const pid = child?.pid;
-  if (pid === undefined || child?.exitCode !== null || child.signalCode !== null) return;
-  try {
-    process.kill(group ? -pid : pid, signal);
-  } catch {
-    // The command has just exited: its exit event follows.
-  }
-}
-
-/**
- * How long the command's output may go on after it has exited, through `--mask`, from a process
- * it left running: then what has come is written out, and the rest is not waited for.
- */
-const OUTPUT_AFTER_EXIT_MS = 1_000;
-
-/**
- * Passes `output` (the command's stdout or stderr) to `to` with every value of `masked`
- * redacted, and resolves once it has all been written out: at its end, or a while after
- * `exited` when a process the command left behind keeps it open.
- *
- * When `to` fails or closes (`run --mask … | head -1`: the reader has gone), we stop as a writer
- * in a pipeline stops: we stop reading `output` and close our end of it, so the command's next
- * write fails as it would writing to the reader itself (SIGPIPE; or, for a command that handles
- * it, EPIPE, or ECONNRESET when our end still held unread output: its output is a socket), and
- * `run` exits with the code the command then exits with (141 for SIGPIPE, as a shell reports it).
- * Reading on for nobody would keep a command that never ends (`yes`) running forever.
- */
-function passMasked(
-  output: Readable,
-  to: Writable,
-  masked: ReadonlySet<string>,
-  exited: Promise<unknown>,
-): Promise<void> {
-  // An error nobody hears ends the process with a stack trace, and a write's EPIPE can come after
-  // we are done here: one listener per stream, for good, whatever the restarts.
-  if (!to.listeners('error').includes(ignoreWriteError)) to.on('error', ignoreWriteError);
-  const masker = createMasker(masked);
-  return new Promise<void>((resolve) => {
-    let settled = false;
-    let timer: NodeJS.Timeout | undefined;
-    const settle = () => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      to.off('error', readerGone).off('close', readerGone);
-      resolve();
-    };
-    const readerGone = () => {
-      output.unpipe(masker);
-      output.destroy();
-      masker.destroy();
-      settle();
-    };
-    masker.once('end', settle);
-    to.once('error', readerGone).once('close', readerGone);
-    output.pipe(masker).pipe(to, { end: false });
-    exited.then(() => {
-      if (settled) return;
-      timer = setTimeout(() => {
-        output.unpipe(masker);
-        output.destroy();
-        masker.end();
-      }, OUTPUT_AFTER_EXIT_MS);
-    });
-  });
-}
-
-/** What a write error on our stdout or stderr gets: {@link passMasked} stops on it. */
-function ignoreWriteError(): void {}
-
-/**
- * Starts `command` (no shell: arguments reach it as given, and nothing is expanded or injected)
- * and resolves to the exit code `run` leaves with once it has ended, or could not start. With
- * `masked`, its stdout and stderr pass through us with those values redacted, and it resolves
- * once they have been written out.
- */
-function startChild(
-  command: string,
-  args: readonly string[],
-  env: Environment,
-  masked: ReadonlySet<string> | undefined,
-): { child: ChildProcess | undefined; exited: Promise<number> } {
-  // Found as --exec finds it: on the job's own PATH (the search `spawn` makes would use the
-  // command's, which --allow-var PATH lets a vault set), never relative to the current folder.
-  const found = findProgram(command, process.env.PATH);
-  if (typeof found === 'string') {
-    cannotRun(command, found);
-    return { child: undefined, exited: Promise.resolve(found === 'ENOENT' ? 127 : 126) };
-  }
-  let child: ChildProcess;
-  try {
-    // A session of its own, terminal or not: a signal sent to our group or from the terminal's
-    // keys reaches only us, and we pass it on once, as we do one sent to us alone. In a group we
-    // shared, a signal to the group would reach it from the sender and from us (twice), and one
-    // to us alone only if we passed it on, which we cannot tell apart.
-    const [file, argv] = found.direct ? [found.file, args] : ['/bin/sh', [found.file, ...args]];
-    child = spawn(file, argv, {
-      argv0: found.direct ? command : '/bin/sh',
-      stdio: masked === undefined ? 'inherit' : ['inherit', 'pipe', 'pipe'],
-      env,
-      detached: true,
-    });
-  } catch (error) {
-    // Node's own message can quote the environment: say only its code.
-    cannotRun(command, (error as NodeJS.ErrnoException).code ?? 'error');
-    return { child: undefined, exited: Promise.resolve(126) };
-  }
-  const exited = new Promise<number>((resolve) => {
-    child.once('error', (error: NodeJS.ErrnoException) => {
-      cannotRun(command, error.code ?? 'error');
-      resolve(error.code === 'ENOENT' ? 127 : 126);
-    });
-    child.once('exit', (code, signal) => resolve(exitCodeFor(code, signal)));
-  });
-  const { stdout, stderr } = child;
-  if (masked === undefined || stdout === null || stderr === null) return { child, exited };
-  const written = Promise.all([
-    passMasked(stdout, process.stdout, masked, exited),
-    passMasked(stderr, process.stderr, masked, exited),
-  ]);
-  return {
-    child,
-    exited: exited.then(async (code) => {
-      await written;
-      return code;
-    }),
-  };
-}
-
-/**
- * Runs `command` as our child and resolves to its exit code, passing signals on so that each
- * reaches it once.
- */
-async function runAsParent(
-  command: string,
-  args: readonly string[],
-  env: Environment,
-  masked: ReadonlySet<string> | undefined,
-): Promise<number> {
-  let child: ChildProcess | undefined;
-  const stopListening = passSignalsOn(() => child);
-  try {
-    const started = startChild(command, args, env, masked);
-    child = started.child;
-    return await started.exited;
-  } finally {
-    stopListening();
-  }
-}
-
-/** What `--watch` needs beyond its flags: how to load again, and how the run started. */
+/** What `run --watch` needs beyond its flags: how to load again, and how the run started. */
 interface Watching extends WatchOptions {
   /** `--mask`: the values to redact in the command's output, each load's added as it comes. */
   readonly masked: ReadonlySet<string> | undefined;
@@ -848,7 +578,8 @@ interface Watching extends WatchOptions {
   /**
    * Loads the vault again, by `deadline` (a `performance.now()` instant) unless `signal` cancels
    * it: the environment the command would get now, and how to keep those values in the
-   * `--fallback` snapshot. Rejects as a load does, or with `ChildEnvError`.
+   * `--fallback` snapshot. Rejects as a load does, or with `ChildEnvError`, or with
+   * `SecretReferenceError` for a reference of the job that no longer resolves.
    */
   reload(
     deadline: number,
@@ -856,28 +587,31 @@ interface Watching extends WatchOptions {
   ): Promise<{ readonly env: Environment; readonly keep: () => void }>;
 }
 
-/** Whether two environments hold the same names with the same values, in whatever order. */
-function sameEnvironment(a: Environment, b: Environment): boolean {
-  const names = Object.keys(a);
-  return (
-    names.length === Object.keys(b).length &&
-    names.every((name) => Object.hasOwn(b, name) && a[name] === b[name])
-  );
+/**
+ * The names of the variables that differ between `before` and `after`, sorted, each added or
+ * removed one marked so (`APP_NEW (added), APP_OLD (removed), APP_TOKEN`); empty when none does.
+ * Names only: a restart line says what changed, never a value.
+ */
+function changedVariables(before: Environment, after: Environment): string {
+  const changed: string[] = [];
+  for (const name of new Set([...Object.keys(before), ...Object.keys(after)])) {
+    const had = Object.hasOwn(before, name);
+    const has = Object.hasOwn(after, name);
+    if (had && has && before[name] === after[name]) continue;
+    changed.push(had && has ? name : `${name} (${has ? 'added' : 'removed'})`);
+  }
+  // By character code, whatever the locale: the same order on every host.
+  return changed
+    .sort()
+    .map((name) => escapeControlCharacters(name))
+    .join(', ');
 }
 
-/** Signals that ask the job to end: after one, the command is never started again. */
-const STOPPING_SIGNALS: ReadonlySet<NodeJS.Signals> = new Set(['SIGTERM', 'SIGINT', 'SIGQUIT']);
-
-/** What stops a watch: why it is said once, not once per poll. */
-type Trouble = 'outage' | 'unreadable' | 'refused';
-
-const KEEPS_RUNNING = 'the command keeps running with the values it has';
-
 /**
- * `run --watch`: runs `command` as our child like {@link runAsParent}, polls the vault once per
- * interval, and when the environment it would get has changed, stops the command's whole process
- * group and starts it again with the new one. Resolves to the exit code of the command once it
- * has exited by itself, or after a signal asked us to stop.
+ * `run --watch`: runs `command` through the supervisor, polls the vault once per interval, and
+ * when the environment it would get has changed, restarts it (its whole process group) with the
+ * new one. Resolves to the exit code of the command once it has exited by itself, or after a
+ * signal asked us to stop.
  */
 async function runWatching(
   command: string,
@@ -885,264 +619,50 @@ async function runWatching(
   initial: Environment,
   watch: Watching,
 ): Promise<number> {
-  const { interval, grace } = watch;
-  let child: ChildProcess | undefined;
-  let stopping = false;
+  const supervisor = new Supervisor({
+    command,
+    args,
+    env: initial,
+    grace: watch.grace,
+    masked: watch.masked,
+  });
   // Cancels the poll in flight and the wait for the next one: nothing keeps us alive after.
   const watching = new AbortController();
-  const stopListening = passSignalsOn(
-    () => child,
-    (signal) => {
-      if (STOPPING_SIGNALS.has(signal)) {
-        stopping = true;
-        watching.abort();
+  const stop = () => watching.abort();
+  supervisor.stopping.addEventListener('abort', stop, { once: true });
+  let current = initial;
+  const polling = watchForChanges({
+    interval: watch.interval,
+    signal: watching.signal,
+    startedUnavailable: watch.startedUnavailable,
+    words: {
+      keeps: 'the command keeps running with the values it has',
+      refused: "the vault's new values are refused",
+      accepted: "the vault's values are accepted again",
+    },
+    load: (deadline, signal) => watch.reload(deadline, signal),
+    isRefusal: (error) => error instanceof ChildEnvError || error instanceof SecretReferenceError,
+    async apply(loaded) {
+      const changed = changedVariables(current, loaded.env);
+      if (changed === '') return;
+      loaded.keep();
+      // The pid it stops: the line of a kill after the grace names it too.
+      const stopping = supervisor.pid === undefined ? '' : ` (pid ${supervisor.pid})`;
+      process.stderr.write(
+        `secrets-vault: the values changed: ${changed}; restarting the command${stopping}\n`,
+      );
+      current = loaded.env;
+      const pid = await supervisor.restart(loaded.env);
+      if (pid !== undefined) {
+        process.stderr.write(`secrets-vault: the command started again (pid ${pid})\n`);
       }
     },
-  );
-  let trouble: Trouble | undefined = watch.startedUnavailable ? 'outage' : undefined;
-  const say = (line: string) => process.stderr.write(`secrets-vault: ${line}\n`);
-  /** Says a trouble once, when it starts; and says the end of the one before. */
-  const sayTrouble = (next: Trouble | undefined, detail = '') => {
-    if (next === trouble) return;
-    if (trouble === 'outage') say('the service is back');
-    if (trouble === 'unreadable' && next === undefined) say('the vault can be read again');
-    trouble = next;
-    if (next === 'outage') say(`the service is unavailable (${detail}); ${KEEPS_RUNNING}`);
-    if (next === 'unreadable') say(`cannot read the vault (${detail}); ${KEEPS_RUNNING}`);
-    if (next === 'refused') say(`the vault's new values are refused: ${detail}; ${KEEPS_RUNNING}`);
-  };
-  // Interval k (from 1) has its poll at k + a random fraction of an interval after the start:
-  // a fleet started together spreads its polls out, and never drifts into step.
-  const origin = performance.now();
-  let index = 1;
-  /** Resolves when the next interval's poll is due; never once the watch is cancelled. */
-  const nextPoll = () =>
-    new Promise<void>((resolve) => {
-      const now = performance.now();
-      // A poll that ran into the next interval leaves that interval its own poll, at once if due.
-      index = Math.max(index, Math.floor((now - origin) / interval));
-      const due = origin + (index + Math.random()) * interval;
-      index += 1;
-      const cancel = afterMs(due - now, () => {
-        watching.signal.removeEventListener('abort', cancel);
-        resolve();
-      });
-      watching.signal.addEventListener('abort', cancel, { once: true });
-    });
-  /** Resolves to the next changed environment the job accepts; never once cancelled. */
-  const nextChange = async (current: Environment): Promise<Environment> => {
-    for (;;) {
-      await nextPoll();
-      let loaded: Awaited<ReturnType<Watching['reload']>>;
-      try {
-        loaded = await watch.reload(performance.now() + interval, watching.signal);
-      } catch (error) {
-        if (watching.signal.aborted) return new Promise<never>(() => undefined);
-        if (error instanceof ChildEnvError) sayTrouble('refused', error.message);
-        else sayTrouble(isOutage(error) ? 'outage' : 'unreadable', describe(error));
-        continue;
-      }
-      if (watching.signal.aborted) return new Promise<never>(() => undefined);
-      sayTrouble(undefined);
-      if (sameEnvironment(loaded.env, current)) continue;
-      loaded.keep();
-      return loaded.env;
-    }
-  };
-  try {
-    let env = initial;
-    for (;;) {
-      const started = startChild(command, args, env, watch.masked);
-      child = started.child;
-      const ended = started.exited.then((code) => ({ code }));
-      const outcome = await Promise.race([ended, nextChange(env).then((changed) => ({ changed }))]);
-      if ('code' in outcome) return outcome.code;
-      say('the values changed: restarting the command');
-      const { code } = await stopGroup(child, started.exited, grace);
-      if (stopping) return code;
-      env = outcome.changed;
-    }
-  } finally {
-    watching.abort();
-    stopListening();
-  }
-}
-
-/** How often a stop looks whether the command's group is gone, once its leader has exited. */
-const GROUP_CHECK_MS = 50;
-
-/**
- * Stops `child` and its whole process group: SIGTERM, then SIGKILL once `grace` has passed with
- * the leader or any other member still running. Resolves to the leader's exit code once it and
- * the group are gone (or SIGKILL has been sent).
- */
-async function stopGroup(
-  child: ChildProcess | undefined,
-  exited: Promise<number>,
-  grace: number,
-): Promise<{ code: number }> {
-  const pid = child?.pid;
-  if (pid === undefined) return { code: await exited };
-  const signalGroup = (signal: NodeJS.Signals | 0) => {
-    try {
-      process.kill(-pid, signal);
-      return true;
-    } catch {
-      // No member left: the group is gone.
-      return false;
-    }
-  };
-  signalGroup('SIGTERM');
-  // A command stopped by Ctrl-Z would only act on SIGTERM once continued.
-  signalGroup('SIGCONT');
-  let cancelKill: (() => void) | undefined;
-  const killed = new Promise<void>((resolve) => {
-    cancelKill = afterMs(grace, () => {
-      signalGroup('SIGKILL');
-      resolve();
-    });
   });
   try {
-    const code = await exited;
-    // The leader is gone; its children may still hold the old values.
-    while (signalGroup(0)) {
-      const settled = await Promise.race([
-        killed.then(() => true),
-        new Promise<false>((resolve) => setTimeout(() => resolve(false), GROUP_CHECK_MS)),
-      ]);
-      if (settled) break;
-    }
-    return { code };
+    // The watch ends only once cancelled, and then the command is ending: wait for its code.
+    return await Promise.race([supervisor.exitCode, polling.then(() => supervisor.exitCode)]);
   } finally {
-    cancelKill?.();
+    watching.abort();
+    supervisor.stopping.removeEventListener('abort', stop);
   }
-}
-
-/** How programs start: ELF (Linux, the BSDs), then Mach-O and universal binaries (macOS). */
-const BINARY_MAGIC = ['7f454c46', 'feedface', 'feedfacf', 'cefaedfe', 'cffaedfe', 'cafebabe'].map(
-  (hex) => Buffer.from(hex, 'hex'),
-);
-/** How many scripts may start one another through `#!` lines, as Linux allows. */
-const MAX_INTERPRETER_DEPTH = 4;
-/** The longest single argument or `NAME=value` Linux passes to a program, its NUL included. */
-const MAX_ARGUMENT_BYTES = 32 * 4096;
-
-/**
- * `--exec`: replaces this process with `command` (`execve`), found as `spawn` finds it, with the
- * environment `run` would give it. Returns only when it cannot, with the exit code to leave with.
- *
- * Node aborts the process when `execve` fails (it has already run its exit handlers), so every
- * failure the system would report is looked for first and reported as `run` reports it.
- */
-function become(command: string, args: readonly string[], env: Record<string, string>): number {
-  // The job's own PATH chooses the program, never one the vault set with --allow-var PATH.
-  const found = findProgram(command, process.env.PATH);
-  if (typeof found === 'string') {
-    cannotRun(command, found);
-    return found === 'ENOENT' ? 127 : 126;
-  }
-  // A file that is neither a binary nor a `#!` script runs in /bin/sh, as `spawn` runs it.
-  const [file, argv] = found.direct
-    ? [found.file, [command, ...args]]
-    : ['/bin/sh', ['/bin/sh', found.file, ...args]];
-  const strings = [...argv, ...Object.entries(env).map(([name, value]) => `${name}=${value}`)];
-  const sizes = strings.map((text) => Buffer.byteLength(text) + 1);
-  const pointers = (strings.length + 1) * 8;
-  if (
-    sizes.some((size) => size > MAX_ARGUMENT_BYTES) ||
-    sizes.reduce((total, size) => total + size, pointers) > argumentSpace()
-  ) {
-    cannotRun(command, 'E2BIG');
-    return 126;
-  }
-  // Node ignores SIGPIPE and SIGXFSZ, and a program inherits what is ignored: listening makes
-  // them caught instead, which execve resets to their default, as a spawned command has them.
-  for (const signal of ['SIGPIPE', 'SIGXFSZ'] as const) process.on(signal, () => undefined);
-  process.execve?.(file, argv, env);
-  return 126;
-}
-
-/**
- * Where `command` is, as `execvp` looks (a name with a `/` as it is, else the first executable
- * regular file of a PATH entry), or why it cannot run: the error code the system would give
- * (ENOENT when there is none, EACCES when the only ones are not executable), or a refusal when
- * the first one is in an entry relative to the current folder (an empty entry, `.`, `bin`).
- * `execvp` would run `./ls` from wherever the job happens to start, a file anyone who can write
- * there planted; like Go's `exec.LookPath` (what `doppler run` and `op run` use), we refuse it,
- * and a user who means it can say `./ls`.
- */
-function findProgram(
-  command: string,
-  path: string | undefined,
-): { file: string; direct: boolean } | string {
-  if (command.includes('/')) return checkProgram(command, 0);
-  if (command === '') return 'ENOENT';
-  let failure = 'ENOENT';
-  for (const folder of (path ?? '/usr/bin:/bin').split(':')) {
-    const found = checkProgram(`${folder === '' ? '.' : folder}/${command}`, 0);
-    if (typeof found !== 'string') {
-      if (folder.startsWith('/')) return found;
-      const entry = folder === '' ? 'an empty PATH entry' : `the PATH entry ${folder}`;
-      return `found through ${escapeControlCharacters(entry)}, relative to the current folder, which is refused (give its path, such as ./${escapeControlCharacters(command)}, to run it from there)`;
-    }
-    if (found !== 'ENOENT') failure = found;
-  }
-  return failure;
-}
-
-/**
- * Whether `file` can be executed: a regular file we may execute, a binary, or a script whose
- * `#!` interpreter can be executed in turn; `direct` is false for a file execve would refuse to
- * run (`ENOEXEC`), which `execvp` hands to /bin/sh.
- */
-function checkProgram(file: string, depth: number): { file: string; direct: boolean } | string {
-  try {
-    if (!statSync(file).isFile()) return 'EACCES';
-    accessSync(file, fileConstants.X_OK);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    return code === 'ENOENT' || code === 'ENOTDIR' ? 'ENOENT' : 'EACCES';
-  }
-  const head = Buffer.alloc(256);
-  let length: number;
-  try {
-    const descriptor = openSync(file, 'r');
-    try {
-      length = readSync(descriptor, head, 0, head.length, 0);
-    } finally {
-      closeSync(descriptor);
-    }
-  } catch {
-    // Executable but not readable: only the system can tell, and for binaries it can.
-    return { file, direct: true };
-  }
-  const start = head.subarray(0, length);
-  if (start.subarray(0, 2).toString('latin1') !== '#!') {
-    return { file, direct: BINARY_MAGIC.some((magic) => magic.equals(start.subarray(0, 4))) };
-  }
-  if (depth >= MAX_INTERPRETER_DEPTH) return 'ELOOP';
-  const interpreter = /^#![ \t]*([^ \t\n]+)/.exec(start.toString('latin1'))?.[1];
-  if (interpreter === undefined) return 'ENOEXEC';
-  const found = checkProgram(interpreter, depth + 1);
-  if (typeof found === 'string') return found;
-  return found.direct ? { file, direct: true } : 'ENOEXEC';
-}
-
-/**
- * How many bytes of arguments and environment a program may be given, pointers included: a
- * quarter of the stack limit, at most 6 MiB, at least 128 KiB, as Linux counts. Where the limit
- * cannot be read (no `/proc`: macOS, the BSDs), 256 KiB, which they all allow.
- */
-function argumentSpace(): number {
-  let limits: string;
-  try {
-    limits = readFileSync('/proc/self/limits', 'utf8');
-  } catch {
-    return 256 * 1024;
-  }
-  const stack = /^Max stack size\s+(\S+)/m.exec(limits)?.[1];
-  const quarter = Number(stack) / 4;
-  // `unlimited` (or a line Linux may word differently one day) leaves the 6 MiB cap.
-  const cap = 6 * 1024 * 1024;
-  return Math.max(Number.isFinite(quarter) ? Math.min(cap, quarter) : cap, 128 * 1024);
 }
