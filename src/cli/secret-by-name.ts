@@ -9,7 +9,8 @@ import { NotFoundError } from '../core/errors.js';
 import { MAX_TIMER_MS } from '../core/limits.js';
 import { DEFAULT_WAIT_MS, type RequestOptions } from '../core/options.js';
 import type { Secret, SecretValue, StartupOptions } from '../resources/secrets.js';
-import { CommandError, shellWord } from './errors.js';
+import type { CommandContext } from './command.js';
+import { CommandError, shellWord, usageError } from './errors.js';
 
 /** Secrets asked for per page: the most the service gives, so a large vault costs few requests. */
 const PAGE_SIZE = 100;
@@ -128,4 +129,37 @@ export function missingKey(name: string, key: string): CommandError {
 /** @internal Whether `value` has `key` of its own (never one its prototype lends it, such as `toString`). */
 export function hasKey(value: SecretValue, key: string): boolean {
   return Object.hasOwn(value, key);
+}
+
+/** @internal What `get` and `rm` are given: `--vault <id> <secret> [<key>]`. */
+export interface SecretAndKey {
+  readonly vaultId: string;
+  readonly name: string;
+  /** The key inside the secret's value; undefined for the whole secret. */
+  readonly key: string | undefined;
+}
+
+/**
+ * @internal Reads `--vault <id> <secret> [<key>]` for `command` (`get` reads the secret, `rm`
+ * removes it), with the usage errors that name the fix.
+ */
+export function secretAndKey(context: CommandContext, command: 'get' | 'rm'): SecretAndKey {
+  const [vaultId = '', ...more] = context.vaultIds;
+  const does = command === 'get' ? 'reads' : 'writes';
+  if (more.length > 0) throw usageError(`${command} ${does} one vault: give --vault once`, command);
+  const [name, key, ...extra] = context.arguments;
+  if (name === undefined || name === '') {
+    throw usageError(
+      `give the name of the secret to ${command === 'get' ? 'read' : 'remove'}: ${command} --vault <id> <secret>`,
+      command,
+    );
+  }
+  if (extra.length > 0) {
+    throw usageError(
+      `${command} takes a secret and at most one key: ${command} <secret> [<key>]`,
+      command,
+    );
+  }
+  if (key === '') throw usageError('a key is never empty: give its name, or none', command);
+  return { vaultId, name, key };
 }

@@ -240,3 +240,30 @@ export async function vaultWith(
   }
   return vault.id;
 }
+
+/** A vault and the way its owner rotates the one secret in it, for the suites that watch it. */
+export interface WatchedVault {
+  readonly vaultId: string;
+  /** Replaces the value of the secret `app`, as its owner would. */
+  readonly rotate: (next: Record<string, string>) => Promise<unknown>;
+}
+
+/**
+ * Makes a vault of its own in the suite's mock (cases run at once against one mock) holding the
+ * secret `app` = `value`, for the suites that rotate it under a watching command.
+ */
+export async function watchedVault(
+  command: CommandContext,
+  value: Record<string, string>,
+): Promise<WatchedVault> {
+  const owner = new SecretsVault({
+    baseUrl: command.served.url,
+    token: command.mock.principals.owner.token,
+  });
+  const vault = await owner.vaults.create({ name: 'watched' });
+  const secret = await owner.secrets.create(vault.id, { name: 'app', value });
+  return {
+    vaultId: vault.id,
+    rotate: (next) => owner.secrets.update(secret.id, { value: next }),
+  };
+}

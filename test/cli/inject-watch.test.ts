@@ -10,28 +10,12 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
-import { SecretsVault } from '../../src/index.js';
-import { finished, nodeRunning, untilOutput, useCommand } from './harness.js';
+import { describe, expect, it } from 'vitest';
+import { finished, nodeRunning, untilOutput, useCommand, watchedVault } from './harness.js';
 
 const command = useCommand();
 const { mock } = command;
 const VALUES_PATH = (vaultId: string) => `/v1/vaults/${vaultId}/secrets/values`;
-
-let operator: SecretsVault;
-beforeAll(() => {
-  operator = new SecretsVault({ baseUrl: command.served.url, token: mock.principals.owner.token });
-});
-
-/** A vault of its own for each case (they run at once against one mock), with `app` = `value`. */
-async function vaultWith(value: Record<string, string>) {
-  const vault = await operator.vaults.create({ name: 'watched' });
-  const secret = await operator.secrets.create(vault.id, { name: 'app', value });
-  return {
-    vaultId: vault.id,
-    rotate: (next: Record<string, string>) => operator.secrets.update(secret.id, { value: next }),
-  };
-}
 
 /** A fresh path in the scratch folder. */
 const scratch = (name: string) =>
@@ -144,7 +128,7 @@ const body = (version: string) => `<${version}>`.repeat(4000);
 
 describe.concurrent('inject --watch', () => {
   it('replaces the file atomically at each rotation: a reader never sees it partial or missing', async () => {
-    const { vaultId, rotate } = await vaultWith({ version: 'v1', body: body('v1') });
+    const { vaultId, rotate } = await watchedVault(command, { version: 'v1', body: body('v1') });
     const output = scratch('big.conf');
     const report = scratch('report.json');
     const sidecar = command.start([
@@ -192,8 +176,8 @@ describe.concurrent('inject --watch', () => {
   }, 60_000);
 
   it('rewrites only the files a rotation changes, from one read of each vault per poll', async () => {
-    const first = await vaultWith({ token: 'token-1', other: 'steady' });
-    const second = await vaultWith({ token: 'second-vault' });
+    const first = await watchedVault(command, { token: 'token-1', other: 'steady' });
+    const second = await watchedVault(command, { token: 'second-vault' });
     const rotated = scratch('rotated.conf');
     const sameVault = scratch('same-vault.conf');
     const otherVault = scratch('other-vault.conf');
@@ -248,7 +232,7 @@ describe.concurrent('inject --watch', () => {
   }, 60_000);
 
   it('sends --reload-signal to the command once per change, never restarting it', async () => {
-    const { vaultId, rotate } = await vaultWith({ token: 'reload-1' });
+    const { vaultId, rotate } = await watchedVault(command, { token: 'reload-1' });
     const output = scratch('reloaded.conf');
     const record = scratch('record.jsonl');
     const child = command.start(
@@ -293,7 +277,7 @@ describe.concurrent('inject --watch', () => {
   }, 60_000);
 
   it('restarts the command with the rewritten file when no --reload-signal is given', async () => {
-    const { vaultId, rotate } = await vaultWith({ token: 'restart-1' });
+    const { vaultId, rotate } = await watchedVault(command, { token: 'restart-1' });
     const output = scratch('restarted.conf');
     const record = scratch('record.jsonl');
     const child = command.start(
@@ -331,7 +315,7 @@ describe.concurrent('inject --watch', () => {
   }, 60_000);
 
   it('leaves the files and the command as they are through an outage, saying so once when it starts and once when it ends', async () => {
-    const { vaultId } = await vaultWith({ token: 'through-outage' });
+    const { vaultId } = await watchedVault(command, { token: 'through-outage' });
     const output = scratch('outage.conf');
     const record = scratch('record.jsonl');
     const child = command.start(
@@ -389,7 +373,7 @@ describe.concurrent('inject --watch', () => {
 
 describe('inject -- <command>', () => {
   it('writes the files, then runs the command, exiting with its code, without the token', async () => {
-    const { vaultId } = await vaultWith({ token: 'for-the-command' });
+    const { vaultId } = await watchedVault(command, { token: 'for-the-command' });
     const first = scratch('first.conf');
     const second = scratch('second.conf');
     const result = await command.run([
@@ -416,7 +400,7 @@ describe('inject -- <command>', () => {
   });
 
   it('passes a signal on to the command once, and exits with the code it then exits with', async () => {
-    const { vaultId } = await vaultWith({ token: 'signalled' });
+    const { vaultId } = await watchedVault(command, { token: 'signalled' });
     const output = scratch('signalled.conf');
     const child = command.start([
       'inject',
@@ -435,7 +419,7 @@ describe('inject -- <command>', () => {
   });
 
   it('exits with 127 when the command cannot be found, the file written all the same', async () => {
-    const { vaultId } = await vaultWith({ token: 'no-command' });
+    const { vaultId } = await watchedVault(command, { token: 'no-command' });
     const output = scratch('no-command.conf');
     const result = await command.run([
       'inject',

@@ -10,7 +10,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { SecretsVault } from '../../src/index.js';
-import { finished, nodeRunning, useCommand } from './harness.js';
+import { finished, nodeRunning, useCommand, watchedVault } from './harness.js';
 
 const command = useCommand();
 const { mock } = command;
@@ -20,16 +20,6 @@ let operator: SecretsVault;
 beforeAll(() => {
   operator = new SecretsVault({ baseUrl: command.served.url, token: mock.principals.owner.token });
 });
-
-/** A vault of its own for each case (they run at once against one mock), with secret `app`. */
-async function vaultWith(value: Record<string, string>) {
-  const vault = await operator.vaults.create({ name: 'watched' });
-  const secret = await operator.secrets.create(vault.id, { name: 'app', value });
-  return {
-    vaultId: vault.id,
-    rotate: (next: Record<string, string>) => operator.secrets.update(secret.id, { value: next }),
-  };
-}
 
 /**
  * A command that records the pid of each start to `RECORD`, one line each, and stays up; it
@@ -107,7 +97,7 @@ const TWO_POLLS_MS = 12_000;
 
 describe.concurrent('run --watch messages', () => {
   it('names the variables a rotation changed, added and removed, sorted, and the pid it stops and the one it starts, never a value', async () => {
-    const { vaultId, rotate } = await vaultWith({
+    const { vaultId, rotate } = await watchedVault(command, {
       token: 'token-value-one',
       gone: 'gone-value',
       same: 'same-value',
@@ -130,7 +120,7 @@ describe.concurrent('run --watch messages', () => {
   }, 40_000);
 
   it('says the kill when the command did not stop within --grace, naming its pid and the grace', async () => {
-    const { vaultId, rotate } = await vaultWith({ token: 'stubborn-value-1' });
+    const { vaultId, rotate } = await watchedVault(command, { token: 'stubborn-value-1' });
     const run = watching(vaultId, ['--grace', '1s'], { IGNORE_TERM: '1' });
     await until(() => starts(run.file).length === 1, 10_000, 'the first start');
     await rotate({ token: 'stubborn-value-2' });
@@ -152,7 +142,7 @@ describe.concurrent('run --watch messages', () => {
   }, 40_000);
 
   it('says the kill when processes the command started outlived it past --grace', async () => {
-    const { vaultId, rotate } = await vaultWith({ token: 'orphan-value-1' });
+    const { vaultId, rotate } = await watchedVault(command, { token: 'orphan-value-1' });
     const run = watching(vaultId, ['--grace', '1s'], { STUBBORN_CHILD: '1' });
     await until(
       () => recorded(run.file).some((line) => line.endsWith(' child')),
@@ -180,7 +170,7 @@ describe.concurrent('run --watch messages', () => {
   }, 40_000);
 
   it('says when values the job refuses are no longer set, without a restart', async () => {
-    const { vaultId } = await vaultWith({ token: 'kept-value' });
+    const { vaultId } = await watchedVault(command, { token: 'kept-value' });
     const run = watching(vaultId);
     await until(() => starts(run.file).length === 1, 10_000, 'the start');
     // NODE_OPTIONS: a variable the job refuses unless --allow-var NODE_OPTIONS.
@@ -209,7 +199,7 @@ describe.concurrent('run --watch messages', () => {
       name: 'db',
       value: { password: 'referenced-value' },
     });
-    const { vaultId } = await vaultWith({ token: 'own-value' });
+    const { vaultId } = await watchedVault(command, { token: 'own-value' });
     const reference = `vault://${other.id}/db/password`;
     const run = watching(vaultId, [], { FROM_JOB: reference });
     await until(() => starts(run.file).length === 1, 10_000, 'the start');
@@ -234,7 +224,7 @@ describe.concurrent('run --watch messages', () => {
   }, 40_000);
 
   it('says a poll that hung as one with no answer within its deadline, one --watch-interval, not as a timeout the user never set', async () => {
-    const { vaultId } = await vaultWith({ token: 'held-value' });
+    const { vaultId } = await watchedVault(command, { token: 'held-value' });
     const run = watching(vaultId);
     await until(() => starts(run.file).length === 1, 10_000, 'the start');
     const hold = mock.faults.inject({ path: VALUES_PATH(vaultId) }, { kind: 'hold' });
@@ -256,7 +246,7 @@ describe.concurrent('run --watch messages', () => {
   }, 40_000);
 
   it('logs a good poll at debug, not at info', async () => {
-    const { vaultId } = await vaultWith({ token: 'logged-value' });
+    const { vaultId } = await watchedVault(command, { token: 'logged-value' });
     const [info, debug] = [
       watching(vaultId, [], { SECRETS_VAULT_LOG: 'info' }),
       watching(vaultId, [], { SECRETS_VAULT_LOG: 'debug' }),

@@ -10,7 +10,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { SecretsVault } from '../../src/index.js';
-import { finished, nodeRunning, type Result, useCommand } from './harness.js';
+import { finished, nodeRunning, type Result, useCommand, watchedVault } from './harness.js';
 
 const command = useCommand();
 const { mock } = command;
@@ -21,16 +21,6 @@ let operator: SecretsVault;
 beforeAll(() => {
   operator = new SecretsVault({ baseUrl: command.served.url, token: mock.principals.owner.token });
 });
-
-/** A vault of its own for each case (they run at once against one mock), with `app.token`. */
-async function vaultWith(value: Record<string, string>) {
-  const vault = await operator.vaults.create({ name: 'watched' });
-  const secret = await operator.secrets.create(vault.id, { name: 'app', value });
-  return {
-    vaultId: vault.id,
-    rotate: (next: Record<string, string>) => operator.secrets.update(secret.id, { value: next }),
-  };
-}
 
 /** One line the recording command writes: a start with its environment, or a signal it got. */
 interface Entry {
@@ -123,7 +113,7 @@ const record = (name: string) =>
 
 describe.concurrent('run --watch', () => {
   it('restarts the command and its children once with a rotated value, rewriting the snapshot', async () => {
-    const { vaultId, rotate } = await vaultWith({ token: 'first-value' });
+    const { vaultId, rotate } = await watchedVault(command, { token: 'first-value' });
     const file = record('rotation');
     const snapshot = join(command.directory, `${vaultId}.snapshot`);
     const { child, result } = watchRecording(
@@ -187,7 +177,7 @@ describe.concurrent('run --watch', () => {
   }, 40_000);
 
   it('keeps the command running through two intervals of unchanged values', async () => {
-    const { vaultId } = await vaultWith({ token: 'steady', other: 'also-steady' });
+    const { vaultId } = await watchedVault(command, { token: 'steady', other: 'also-steady' });
     const file = record('steady');
     const { child, result } = watchRecording(vaultId, file, ['APP_TOKEN'], [], {
       SECRETS_VAULT_LOG: 'debug',
@@ -206,7 +196,7 @@ describe.concurrent('run --watch', () => {
   }, 40_000);
 
   it('keeps the command running through an outage, saying so once when it starts and once when it ends', async () => {
-    const { vaultId } = await vaultWith({ token: 'during-outage' });
+    const { vaultId } = await watchedVault(command, { token: 'during-outage' });
     const file = record('outage');
     const { child, result } = watchRecording(vaultId, file, ['APP_TOKEN']);
     await until(() => starts(file).length === 1, 10_000, 'the start');
@@ -236,7 +226,7 @@ describe.concurrent('run --watch', () => {
   }, 40_000);
 
   it('kills a command that ignores SIGTERM after --grace, then starts it again', async () => {
-    const { vaultId, rotate } = await vaultWith({ token: 'stubborn-1' });
+    const { vaultId, rotate } = await watchedVault(command, { token: 'stubborn-1' });
     const file = record('stubborn');
     const { child, result } = watchRecording(vaultId, file, ['APP_TOKEN'], ['--grace', '1s'], {
       IGNORE_TERM: '1',
@@ -265,7 +255,7 @@ describe.concurrent('run --watch', () => {
   }, 60_000);
 
   it('ends with the command own exit code at once, polling no more', async () => {
-    const { vaultId } = await vaultWith({ token: 'short-lived' });
+    const { vaultId } = await watchedVault(command, { token: 'short-lived' });
     const started = performance.now();
     const [exited, killed] = await Promise.all([
       command.run(
@@ -304,7 +294,7 @@ describe.concurrent('run --watch', () => {
   it('rotates hostile values in verbatim, never resolved, never on stderr', async () => {
     const other = await operator.vaults.create({ name: 'other' });
     await operator.secrets.create(other.id, { name: 'db', value: { password: 'other-vault-pw' } });
-    const { vaultId, rotate } = await vaultWith({
+    const { vaultId, rotate } = await watchedVault(command, {
       token: 'plain',
       quoted: 'plain',
       ref: 'plain',

@@ -2,9 +2,15 @@
 import { escapeControlCharacters } from '../../core/redaction.js';
 import { newClient } from '../client.js';
 import type { Command } from '../command.js';
-import { usageError } from '../errors.js';
 import { VAULT, WAIT, WAIT_HELP } from '../flags.js';
-import { callOptions, currentValue, hasKey, missingKey, requireSecret } from '../secret-by-name.js';
+import {
+  callOptions,
+  currentValue,
+  hasKey,
+  missingKey,
+  requireSecret,
+  secretAndKey,
+} from '../secret-by-name.js';
 
 /** @internal `secrets-vault get --vault <id> <secret> [<key>] [--wait D]`. */
 export const getCommand: Command = {
@@ -26,16 +32,7 @@ The secret is found by its name in every page of the vault's listing.
   ],
   takesArguments: true,
   async action(context) {
-    const [vaultId = '', ...more] = context.vaultIds;
-    if (more.length > 0) throw usageError('get reads one vault: give --vault once', 'get');
-    const [name, key, ...extra] = context.arguments;
-    if (name === undefined || name === '') {
-      throw usageError('give the name of the secret to read: get --vault <id> <secret>', 'get');
-    }
-    if (extra.length > 0) {
-      throw usageError('get takes a secret and at most one key: get <secret> [<key>]', 'get');
-    }
-    if (key === '') throw usageError('a key is never empty: give its name, or none', 'get');
+    const { vaultId, name, key } = secretAndKey(context, 'get');
     const client = newClient();
     const options = callOptions(context.startup);
     const secret = await requireSecret(client, vaultId, name, options);

@@ -1,9 +1,15 @@
 /** `secrets-vault rm`: deletes a secret, or removes one key from its value. */
 import { newClient } from '../client.js';
 import type { Command } from '../command.js';
-import { usageError } from '../errors.js';
 import { VAULT, WAIT, WAIT_HELP } from '../flags.js';
-import { callOptions, currentValue, hasKey, missingKey, requireSecret } from '../secret-by-name.js';
+import {
+  callOptions,
+  currentValue,
+  hasKey,
+  missingKey,
+  requireSecret,
+  secretAndKey,
+} from '../secret-by-name.js';
 
 /** @internal `secrets-vault rm --vault <id> <secret> [<key>] [--wait D]`. */
 export const rmCommand: Command = {
@@ -28,16 +34,7 @@ secret at the same moment can lose its keys.
   ],
   takesArguments: true,
   async action(context) {
-    const [vaultId = '', ...more] = context.vaultIds;
-    if (more.length > 0) throw usageError('rm writes one vault: give --vault once', 'rm');
-    const [name, key, ...extra] = context.arguments;
-    if (name === undefined || name === '') {
-      throw usageError('give the name of the secret to remove: rm --vault <id> <secret>', 'rm');
-    }
-    if (extra.length > 0) {
-      throw usageError('rm takes a secret and at most one key: rm <secret> [<key>]', 'rm');
-    }
-    if (key === '') throw usageError('a key is never empty: give its name, or none', 'rm');
+    const { vaultId, name, key } = secretAndKey(context, 'rm');
     const client = newClient();
     const options = callOptions(context.startup);
     const secret = await requireSecret(client, vaultId, name, options);
