@@ -103,3 +103,28 @@ export function formatNumber(value: number | null, decimals: number): string {
     maximumFractionDigits: decimals,
   });
 }
+
+/** Lines of a Markdown table, columns padded; the first `textColumns` are left-aligned. */
+export function markdownTable(
+  header: readonly string[],
+  rows: readonly (readonly string[])[],
+  textColumns: number,
+): string[] {
+  const widths = header.map((title, column) =>
+    Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)),
+  );
+  const line = (cells: readonly string[]) =>
+    `| ${cells
+      .map((cell, column) =>
+        column < textColumns
+          ? cell.padEnd(widths[column] ?? 0)
+          : cell.padStart(widths[column] ?? 0),
+      )
+      .join(' | ')} |`;
+  const separator = line(
+    widths.map((width, column) =>
+      column < textColumns ? '-'.repeat(width) : `${'-'.repeat(width - 1)}:`,
+    ),
+  );
+  return [line(header), separator, ...rows.map(line)];
+}

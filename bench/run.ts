@@ -30,9 +30,17 @@ import {
   VALUES_VAULT_ID,
   VAULT_ID,
 } from './fixtures.ts';
-import { markdownTable } from './fleet/report.ts';
 import { JOB_NAMES, JOB_TITLES, type JobResult, jobsSupported, measureJobs } from './job.ts';
-import { benchFile, formatNumber, median, now, quantile, runNode, startServer } from './lib.ts';
+import {
+  benchFile,
+  formatNumber,
+  markdownTable,
+  median,
+  now,
+  quantile,
+  runNode,
+  startServer,
+} from './lib.ts';
 import { httpCalls } from './peers/http.ts';
 import { kyHttpCalls } from './peers/ky-http.ts';
 import { octokitCalls } from './peers/octokit.ts';

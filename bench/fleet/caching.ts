@@ -19,11 +19,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { markdownTable } from '../lib.ts';
 import { type CommandRun, type CommandTarget, exitingCommand, runCommand } from './command.ts';
 import type { Service } from './processes.ts';
 import { epochNow } from './protocol.ts';
-import { markdownTable } from './report.ts';
-import type { CachingPlan, Verdict } from './scenarios.ts';
+import type { CachingPlan } from './scenarios.ts';
+import type { Verdict } from './verdict.ts';
 
 type Named = Verdict & { readonly scenario: string };
 

@@ -3,12 +3,13 @@
  * with PASS or FAIL, and the command's runs, as Markdown lines that read the same on a terminal
  * and in docs/fleet.md (whose generated section is exactly these lines).
  */
-import { formatNumber } from '../lib.ts';
+import { formatNumber, markdownTable } from '../lib.ts';
 import type { CommandRun } from './command.ts';
 import type { FleetFigures } from './figures.ts';
 import { ATTEMPT_TIMEOUT_MS } from './ideal.ts';
-import { type Scenario, SPREAD_LIMIT, sdkSettings, spreadText, type Verdict } from './scenarios.ts';
+import { type Scenario, SPREAD_LIMIT, sdkSettings, spreadText } from './scenarios.ts';
 import { SPREAD_MIN_MEAN, type Spread } from './spread.ts';
+import type { Verdict } from './verdict.ts';
 
 /** A target of the command part, with the runs it was measured on. */
 export interface CommandVerdict extends Verdict {
@@ -17,31 +18,6 @@ export interface CommandVerdict extends Verdict {
 }
 
 const secondsCell = (ms: number | null) => formatNumber(ms === null ? null : ms / 1000, 2);
-
-/** Lines of a Markdown table, columns padded; the first `textColumns` are left-aligned. */
-export function markdownTable(
-  header: readonly string[],
-  rows: readonly (readonly string[])[],
-  textColumns: number,
-): string[] {
-  const widths = header.map((title, column) =>
-    Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)),
-  );
-  const line = (cells: readonly string[]) =>
-    `| ${cells
-      .map((cell, column) =>
-        column < textColumns
-          ? cell.padEnd(widths[column] ?? 0)
-          : cell.padStart(widths[column] ?? 0),
-      )
-      .join(' | ')} |`;
-  const separator = line(
-    widths.map((width, column) =>
-      column < textColumns ? '-'.repeat(width) : `${'-'.repeat(width - 1)}:`,
-    ),
-  );
-  return [line(header), separator, ...rows.map(line)];
-}
 
 /**
  * What each scenario runs with, before its figures: the jobs, the fault, the SDK's settings

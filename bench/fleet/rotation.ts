@@ -18,11 +18,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createSecretCache, SecretsVault } from '@secrets-vault/sdk';
-import { benchFile } from '../lib.ts';
+import { benchFile, markdownTable } from '../lib.ts';
 import { cleanEnv, jobIds, type Service } from './processes.ts';
 import { epochNow } from './protocol.ts';
-import { markdownTable } from './report.ts';
-import type { Verdict } from './scenarios.ts';
+import type { Verdict } from './verdict.ts';
 
 /** The sizes and times of both scenarios. */
 export interface RotationPlan {

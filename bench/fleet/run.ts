@@ -50,8 +50,9 @@ import {
   type WatchResults,
   watchVerdicts,
 } from './rotation.ts';
-import { FULL_PLAN, type Plan, SHORT_PLAN, sdkSettings, type Verdict } from './scenarios.ts';
+import { FULL_PLAN, type Plan, SHORT_PLAN, sdkSettings } from './scenarios.ts';
 import { SPREAD_MIN_MEAN, type Spread } from './spread.ts';
+import type { Verdict } from './verdict.ts';
 
 const SHORT = process.argv.includes('--short');
 const MODE = SHORT ? 'short' : 'full';

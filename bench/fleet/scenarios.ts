@@ -7,19 +7,7 @@ import type { FleetFigures } from './figures.ts';
 import type { Fault } from './protocol.ts';
 import type { RotationPlan } from './rotation.ts';
 import { SPREAD_MIN_MEAN, type Spread, type SpreadCheck } from './spread.ts';
-
-/** One target: whether the SDK met it, and what was measured. */
-export interface Verdict {
-  readonly pass: boolean;
-  readonly target: string;
-  readonly measured: string;
-  /**
-   * False when the run could not judge the target (the herd target when no window after a
-   * recovery carried a mean of {@link SPREAD_MIN_MEAN} attempts per 100 ms): reported as n/a,
-   * not counted. Absent means judged.
-   */
-  readonly judged?: boolean;
-}
+import type { Verdict } from './verdict.ts';
 
 /**
  * What the SDK's `load` runs with in a scenario: the scenario's environment over the SDK's

@@ -13,8 +13,7 @@
 import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import os from 'node:os';
-import { benchFile, formatNumber } from '../lib.ts';
-import { markdownTable } from './report.ts';
+import { benchFile, formatNumber, markdownTable } from '../lib.ts';
 import {
   ATTEMPTS_LIMIT,
   figuresOf,
