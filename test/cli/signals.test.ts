@@ -6,7 +6,7 @@
  * command records each signal to a file.
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { platform } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -91,6 +91,28 @@ function recording(): string[] {
     child: join(command.directory, `signals-${counter}.child`),
   };
   return ['run', '--vault', vaultId, ...nodeRunning(COMMAND, files.command, files.child)];
+}
+
+/**
+ * The same recording command behind `inject … --watch -- <command>`, which supervises it with the
+ * same module as `run` does: the file is written first, then the command starts.
+ */
+function injecting(): string[] {
+  const [, , , ...commandArgs] = recording();
+  const template = join(command.directory, `signals-${counter}.tmpl`);
+  writeFileSync(template, `mode={{ vault://${vaultId}/app/mode }}\n`);
+  const output = join(command.directory, `signals-${counter}.conf`);
+  return [
+    'inject',
+    '-i',
+    template,
+    '-o',
+    output,
+    '--watch',
+    '--watch-interval',
+    '5s',
+    ...commandArgs,
+  ];
 }
 
 /** The signals each process recorded. */
@@ -197,6 +219,39 @@ describe.skipIf(platform() !== 'linux')('signals without a terminal', () => {
     expect(result).toMatchObject({ code: 0, stderr: '' });
     await sleep(SETTLE_MS);
     expect(recorded()).toEqual({ command: ['SIGTERM'], child: ['SIGTERM'] });
+  });
+});
+
+describe.skipIf(platform() !== 'linux')('inject --watch -- <command>, without a terminal', () => {
+  it.each(['SIGINT', 'SIGHUP'] as const)(
+    'lets %s reach the command and its child once each, sent to the whole group or to secrets-vault alone',
+    async (signal) => {
+      for (const toGroup of [true, false]) {
+        const secretsVault = startAsGroup(injecting());
+        const outcome = finished(secretsVault);
+        await ready(secretsVault);
+        if (toGroup) process.kill(-(secretsVault.pid ?? 0), signal);
+        else secretsVault.kill(signal);
+        await sleep(SETTLE_MS);
+        expect(recorded()).toEqual({ command: [signal], child: [signal] });
+        secretsVault.kill('SIGTERM');
+        expect((await outcome).code).toBe(0);
+      }
+    },
+  );
+
+  it('lets SIGTERM reach the command and its child once each, sent to the whole group or to secrets-vault alone', async () => {
+    for (const toGroup of [true, false]) {
+      const secretsVault = startAsGroup(injecting());
+      const outcome = finished(secretsVault);
+      await ready(secretsVault);
+      if (toGroup) process.kill(-(secretsVault.pid ?? 0), 'SIGTERM');
+      else secretsVault.kill('SIGTERM');
+      const result = await outcome;
+      expect(result).toMatchObject({ code: 0, stderr: '' });
+      await sleep(SETTLE_MS);
+      expect(recorded()).toEqual({ command: ['SIGTERM'], child: ['SIGTERM'] });
+    }
   });
 });
 
